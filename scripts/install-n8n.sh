@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs (or reuses) the pinned n8n server used by the end-to-end tests and the benchmark
+# (its n8n-nodes-base provides the HTTP Request node). It lives outside the package's
+# node_modules, in a cache folder reused across runs, because it takes minutes and 3 GB.
+# Prints the install folder on stdout.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "${here}/scripts/node24.sh"
+N8N_VERSION="2.41.1"
+dir="${N8N_INSTALL_DIR:-${HOME}/.cache/n8n-nodes-messaging/n8n-${N8N_VERSION}}"
+if [ -x "${dir}/node_modules/.bin/n8n" ] && [ -f "${dir}/.complete" ]; then
+  echo "${dir}"; exit 0
+fi
+mkdir -p "${dir}"
+cat > "${dir}/package.json" <<JSON
+{
+  "name": "n8n-e2e-server",
+  "private": true,
+  "dependencies": { "n8n": "${N8N_VERSION}" },
+  "overrides": { "linkedom": "0.18.14" }
+}
+JSON
+echo "install-n8n: installing n8n ${N8N_VERSION} into ${dir} (5-6 minutes the first time)" >&2
+# --ignore-scripts skips the addons we do not need (only the Kafka node stays broken);
+# the two n8n needs to run are rebuilt against Node 24's headers.
+( cd "${dir}" && npm install --ignore-scripts --no-audit --no-fund --loglevel=error >&2 \
+  && npm rebuild sqlite3 isolated-vm --loglevel=error >&2 )
+touch "${dir}/.complete"
+echo "${dir}"
