@@ -1,0 +1,88 @@
+import type {
+	IAuthenticateGeneric,
+	Icon,
+	ICredentialTestRequest,
+	ICredentialType,
+	INodeProperties,
+} from 'n8n-workflow';
+
+/**
+ * One account's bearer token and the base URL of each Bearer API group. The service puts
+ * every API group under its own opaque `/api:<group_id>` address, so each is pasted here as
+ * shown in the account dashboard; only the ones the user's operations need are required.
+ */
+export class MessagingBearerApi implements ICredentialType {
+	name = 'messagingBearerApi';
+
+	displayName = 'Messaging Bearer Token API';
+
+	icon: Icon = { light: 'file:../icons/messaging.svg', dark: 'file:../icons/messaging.dark.svg' };
+
+	documentationUrl = 'https://github.com/n8n-nodes-messaging/n8n-nodes-messaging#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Access Token',
+			name: 'accessToken',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description:
+				'API token from the API section of your account dashboard. It is shown only once when created.',
+		},
+		{
+			displayName: 'Send Base URL',
+			name: 'sendBaseUrl',
+			type: 'string',
+			default: '',
+			placeholder: 'https://api.example.com/api:AbC123',
+			description:
+				'Base URL of the direct send API (host + /api:&lt;group ID&gt;). Needed for Message → Send.',
+		},
+		{
+			displayName: 'Template Send Base URL',
+			name: 'templateSendBaseUrl',
+			type: 'string',
+			default: '',
+			placeholder: 'https://api.example.com/api:DeF456',
+			description:
+				'Base URL of the template send API (host + /api:&lt;group ID&gt;). Needed for Message → Send Template.',
+		},
+		{
+			displayName: 'Templates Base URL',
+			name: 'templatesBaseUrl',
+			type: 'string',
+			default: '',
+			placeholder: 'https://api.example.com/api:GhI789',
+			description:
+				'Base URL of the list templates API (host + /api:&lt;group ID&gt;). Needed for Template → Get Many and the template picker.',
+		},
+		{
+			displayName: 'Sandbox Base URL',
+			name: 'sandboxBaseUrl',
+			type: 'string',
+			default: '',
+			placeholder: 'http://sandbox.example.com',
+			description: 'Base URL of the sandbox plants API (plain http is allowed). Needed for the Sandbox Plants node.',
+		},
+	];
+
+	authenticate: IAuthenticateGeneric = {
+		type: 'generic',
+		properties: {
+			headers: {
+				Authorization: '=Bearer {{$credentials.accessToken}}',
+			},
+		},
+	};
+
+	// Checks the token without sending a message: list templates when that API is configured,
+	// else list one sandbox plant. Both are reads.
+	test: ICredentialTestRequest = {
+		request: {
+			method: 'GET',
+			url: '={{ $credentials.templatesBaseUrl ? $credentials.templatesBaseUrl.replace(/\\/+$/, "") + "/get_templates" : ($credentials.sandboxBaseUrl || "").replace(/\\/+$/, "") + "/plants?limit=1" }}',
+		},
+	};
+}

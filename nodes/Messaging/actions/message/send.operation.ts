@@ -1,0 +1,91 @@
+import { updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { withRawResponse } from '../../../shared/output';
+import { serviceRequest } from '../../../shared/transport';
+import { ItemInput } from '../../../shared/validation';
+
+export const option = {
+	name: 'Send',
+	value: 'send',
+	action: 'Send a message',
+	description: 'Send a text message, optionally with one file attached by URL',
+};
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Phone',
+		name: 'phone',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: '+14155550123',
+		description:
+			'Recipient number in international E.164 format (+, country code, number). Spaces, dashes, dots and brackets are ignored; a leading 00 counts as +.',
+	},
+	{
+		displayName: 'Text',
+		name: 'text',
+		type: 'string',
+		required: true,
+		default: '',
+		typeOptions: { rows: 4 },
+		description: 'The message to send',
+	},
+	{
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: [
+			{
+				displayName: 'Attachment URL',
+				name: 'attachment',
+				type: 'string',
+				default: '',
+				placeholder: 'https://example.com/files/invoice.pdf',
+				description:
+					'Public URL of one file to send with the message: images .jpeg/.png (5 MB), videos .mp4/.3gp (16 MB), documents .pdf/.doc/.xls/.ppt/.txt (100 MB), audio .mp3/.aac/.m4a/.ogg (16 MB)',
+			},
+			{
+				displayName: 'File Name',
+				name: 'filename',
+				type: 'string',
+				default: '',
+				placeholder: 'invoice.pdf',
+				description: 'Name the recipient sees for the attachment. Defaults to the last part of the URL.',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['message'], operation: ['send'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const input = new ItemInput(this, itemIndex);
+	const phone = input.phone('phone', 'Phone');
+	const text = input.text('text', 'Text');
+	const attachment = input.attachmentUrl('additionalFields.attachment', 'Attachment URL');
+	const body: IDataObject = { phone, text };
+	if (attachment) {
+		body.attachment = attachment.url;
+		const filename = input.optionalText('additionalFields.filename', 'File Name').trim() || attachment.fileName;
+		if (filename) body.filename = filename;
+	}
+
+	const response = await serviceRequest.call(this, itemIndex, { api: 'send', method: 'POST', path: '/send', body });
+
+	const answer = response as IDataObject | undefined;
+	return withRawResponse(
+		this,
+		itemIndex,
+		{
+			success: true,
+			to: phone,
+			message: typeof answer?.message === 'string' ? answer.message : 'Message sent',
+			...(attachment ? { attachment: body.attachment, filename: body.filename } : {}),
+		},
+		response,
+	);
+}

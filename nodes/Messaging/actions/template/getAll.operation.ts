@@ -1,0 +1,113 @@
+import { updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { ItemInput } from '../../../shared/validation';
+import { listTemplates } from '../../templates';
+import type { TemplateRecord } from '../../templates';
+
+export const option = {
+	name: 'Get Many',
+	value: 'getAll',
+	action: 'Get many templates',
+	description: "List your account's templates",
+};
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 50,
+		description: 'Max number of results to return',
+		displayOptions: { show: { returnAll: [false] } },
+	},
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: [
+			{
+				displayName: 'Category',
+				name: 'category',
+				type: 'options',
+				default: 'UTILITY',
+				options: [
+					{ name: 'Authentication', value: 'AUTHENTICATION' },
+					{ name: 'Marketing', value: 'MARKETING' },
+					{ name: 'Utility', value: 'UTILITY' },
+				],
+				description: 'Only templates of this category',
+			},
+			{
+				displayName: 'Language',
+				name: 'language',
+				type: 'string',
+				default: '',
+				placeholder: 'en_US',
+				description: 'Only templates in this language code (en also matches en_US)',
+			},
+			{
+				displayName: 'Name Contains',
+				name: 'nameContains',
+				type: 'string',
+				default: '',
+				description: 'Only templates whose name contains this text (case does not matter)',
+			},
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'options',
+				default: 'APPROVED',
+				options: [
+					{ name: 'Approved', value: 'APPROVED' },
+					{ name: 'Pending', value: 'PENDING' },
+					{ name: 'Rejected', value: 'REJECTED' },
+				],
+				description: 'Only templates with this approval status',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['template'], operation: ['getAll'] } }, properties);
+
+const same = (a: unknown, b: unknown) => String(a ?? '').toLowerCase() === String(b ?? '').toLowerCase();
+
+/** A filter value may be one value or, from an expression, a list of them. */
+const anyOf = (wanted: unknown, actual: unknown) =>
+	(Array.isArray(wanted) ? wanted : [wanted]).some((value) => same(value, actual));
+
+export function filterTemplates(templates: TemplateRecord[], filters: IDataObject): TemplateRecord[] {
+	const { status, category, language, nameContains } = filters;
+	const present = (value: unknown) => value !== undefined && value !== null && value !== '' && !(Array.isArray(value) && value.length === 0);
+	return templates.filter(
+		(template) =>
+			(!present(status) || anyOf(status, template.status)) &&
+			(!present(category) || anyOf(category, template.category)) &&
+			(!present(language) ||
+				(Array.isArray(language) ? language : [language]).some(
+					(code) => same(code, template.language) || String(template.language ?? '').toLowerCase().startsWith(`${String(code).toLowerCase()}_`),
+				)) &&
+			(!present(nameContains) || String(template.name ?? '').toLowerCase().includes(String(nameContains).toLowerCase())),
+	);
+}
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const input = new ItemInput(this, itemIndex);
+	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) === true;
+	const limit = returnAll ? Infinity : input.integer('limit', 'Limit', { min: 1 });
+	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+
+	const templates = filterTemplates(await listTemplates.call(this, itemIndex), filters);
+	return (returnAll ? templates : templates.slice(0, limit)) as unknown as IDataObject[];
+}

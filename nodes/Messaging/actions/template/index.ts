@@ -1,0 +1,6 @@
+import { operationSelector } from '../../../shared/router';
+import * as getAll from './getAll.operation';
+
+export const operations = { getAll };
+
+export const description = operationSelector('template', operations, 'getAll');

@@ -1,0 +1,27 @@
+import type { ILoadOptionsFunctions, ResourceMapperFields } from 'n8n-workflow';
+
+import { listTemplates, templateVariables } from '../templates';
+
+/** The chosen template's variables as fields to fill in (body1..bodyN, media, visit_website). */
+export async function getTemplateVariables(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
+	const templateId = String(this.getNodeParameter('template', '', { extractValue: true }) ?? '').trim();
+	if (templateId === '') return { fields: [], emptyFieldsNotice: 'Choose a template first' };
+
+	const template = (await listTemplates.call(this)).find((record) => record.template_id === templateId);
+	if (!template) {
+		return { fields: [], emptyFieldsNotice: `No template with ID ${templateId} in this account` };
+	}
+	const variables = templateVariables(template);
+	if (variables.length === 0) return { fields: [], emptyFieldsNotice: 'This template has no variables' };
+	return {
+		fields: variables.map((variable) => ({
+			id: variable.name,
+			displayName: variable.label,
+			required: true,
+			defaultMatch: false,
+			canBeUsedToMatch: false,
+			display: true,
+			type: 'string',
+		})),
+	};
+}

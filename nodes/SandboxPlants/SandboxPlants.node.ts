@@ -1,0 +1,39 @@
+import { NodeConnectionTypes } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+
+import { router } from '../shared/router';
+import { requestOptionsDescription } from '../shared/transport';
+import * as plant from './actions/plant';
+
+export class SandboxPlants implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Sandbox Plants',
+		name: 'sandboxPlants',
+		icon: { light: 'file:../../icons/sandboxPlants.svg', dark: 'file:../../icons/sandboxPlants.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		description: 'Create, list and delete plants in the sandbox sample API',
+		defaults: { name: 'Sandbox Plants' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'messagingBearerApi', required: true }],
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [{ name: 'Plant', value: 'plant' }],
+				default: 'plant',
+			},
+			...plant.description,
+			requestOptionsDescription,
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this, { plant: plant.operations });
+	}
+}

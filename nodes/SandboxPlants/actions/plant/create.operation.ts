@@ -1,0 +1,62 @@
+import { updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { withRawResponse } from '../../../shared/output';
+import { serviceRequest } from '../../../shared/transport';
+import { ItemInput } from '../../../shared/validation';
+
+export const option = { name: 'Create', value: 'create', action: 'Create a plant', description: 'Add a plant to the sandbox store' };
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Name',
+		name: 'name',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'Monstera',
+		description: 'Name of the plant',
+	},
+	{
+		displayName: 'Plant ID',
+		name: 'plantId',
+		type: 'number',
+		required: true,
+		default: 1,
+		typeOptions: { minValue: 0, numberPrecision: 0 },
+		description: 'Whole-number ID of the new plant',
+	},
+	{
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: [
+			{
+				displayName: 'Tag',
+				name: 'tag',
+				type: 'string',
+				default: '',
+				placeholder: 'indoor',
+				description: 'A tag for the plant',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['plant'], operation: ['create'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const input = new ItemInput(this, itemIndex);
+	const name = input.text('name', 'Name');
+	const id = input.integer('plantId', 'Plant ID', { min: 0 });
+	const tag = input.optionalText('additionalFields.tag', 'Tag');
+	const body: IDataObject = { name, id };
+	if (tag !== '') body.tag = tag;
+
+	const response = (await serviceRequest.call(this, itemIndex, { api: 'sandbox', method: 'POST', path: '/plants', body })) as
+		| IDataObject
+		| undefined;
+	return withRawResponse(this, itemIndex, { name: response?.name ?? name, tag: response?.tag ?? body.tag }, response);
+}

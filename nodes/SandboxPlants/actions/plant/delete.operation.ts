@@ -1,0 +1,27 @@
+import { updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { serviceRequest } from '../../../shared/transport';
+import { ItemInput } from '../../../shared/validation';
+
+export const option = { name: 'Delete', value: 'delete', action: 'Delete a plant', description: 'Remove a plant by its ID' };
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Plant ID',
+		name: 'plantId',
+		type: 'number',
+		required: true,
+		default: 1,
+		typeOptions: { minValue: 0, numberPrecision: 0 },
+		description: 'ID of the plant to delete',
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['plant'], operation: ['delete'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = new ItemInput(this, itemIndex).integer('plantId', 'Plant ID', { min: 0 });
+	await serviceRequest.call(this, itemIndex, { api: 'sandbox', method: 'DELETE', path: `/plants/${id}` });
+	return { deleted: true, id };
+}

@@ -1,0 +1,180 @@
+import { NodeApiError } from 'n8n-workflow';
+import type { INode, JsonObject } from 'n8n-workflow';
+
+type Failure = NonNullable<ConstructorParameters<typeof NodeApiError>[2]>['failure'];
+
+/** What the service said went wrong, from any of the four error bodies of spec part 7. */
+export interface ServiceFailure {
+	reason: string;
+	code?: string;
+	details?: string;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+	typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const text = (value: unknown): string | undefined =>
+	typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+
+/** "Message sending failed | Reason: No credits" -> "No credits" (direct send bodies). */
+const DIRECT_SEND_FAILURE = /^\s*message sending failed\s*(?:\|\s*reason:\s*(.*))?$/is;
+
+/**
+ * Reads a response body as a failure, or undefined when it reports success. Covers
+ * `{message}` (direct send), `{error: {code, message}}` (template send, list templates),
+ * `{success: false, message, details}` (dashboard), `{error: <int>, message}` (sandbox), and a
+ * 2xx body that still says `success: false` or "Message sending failed".
+ */
+export function readFailure(body: unknown, httpFailed: boolean): ServiceFailure | undefined {
+	if (isObject(body)) {
+		const message = text(body.message);
+		const directSend = message ? DIRECT_SEND_FAILURE.exec(message) : null;
+		if (directSend) return { reason: text(directSend[1]) ?? message! };
+		if (isObject(body.error)) {
+			const nested = body.error;
+			return {
+				reason: text(nested.message) ?? message ?? 'The service reported an error',
+				code: text(nested.code) ?? (typeof nested.code === 'number' ? String(nested.code) : undefined),
+			};
+		}
+		if (typeof body.error === 'number' || typeof body.error === 'string') {
+			return { reason: message ?? text(body.error) ?? 'The service reported an error', code: String(body.error) };
+		}
+		if (body.success === false) {
+			const details = typeof body.details === 'string' ? text(body.details) : undefined;
+			return { reason: message ?? details ?? 'The service reported a failure', details: message ? details : undefined };
+		}
+		if (!httpFailed) return undefined;
+		return { reason: message ?? text(body.details) ?? 'The service reported an error' };
+	}
+	if (!httpFailed) return undefined;
+	return { reason: text(body) ?? 'The service answered with an error and no explanation' };
+}
+
+/** The conditions spec part 7 lists, with what a user can do about each. */
+export type FailureKind =
+	| 'invalidPhone'
+	| 'numberLimit'
+	| 'attachment'
+	| 'authentication'
+	| 'credits'
+	| 'subscription'
+	| 'rateLimit'
+	| 'uniqueNumbers'
+	| 'fileType'
+	| 'notOnPlatform'
+	| 'other';
+
+interface KindInfo {
+	hint: string;
+	/** Later items of the run cannot succeed either, so they fail without calling the service. */
+	stopsRun: boolean;
+	failure?: Failure;
+}
+
+export const FAILURE_KINDS: Record<FailureKind, KindInfo> = {
+	invalidPhone: {
+		hint: 'Check the number: international E.164 format with the country code, e.g. +14155550123.',
+		stopsRun: false,
+	},
+	numberLimit: {
+		hint: 'This recipient reached the message limit for one number. Wait before messaging them again or raise the limit in your account.',
+		stopsRun: false,
+		failure: { cause: 'quota-exhausted' },
+	},
+	attachment: {
+		hint: 'The attachment URL must be public and reachable without login (no localhost or private links). Open it in a private browser window to check.',
+		stopsRun: false,
+	},
+	authentication: {
+		hint: 'The token or key was refused. Create a new one in the API section of your account dashboard and update the credential.',
+		stopsRun: true,
+		failure: { cause: 'credential-invalid' },
+	},
+	credits: {
+		hint: 'Your account balance is too low. Top up credits in the account dashboard, then run the workflow again.',
+		stopsRun: true,
+		failure: { cause: 'quota-exhausted' },
+	},
+	subscription: {
+		hint: 'Your subscription has expired. Renew it in the account dashboard, then run the workflow again.',
+		stopsRun: true,
+		failure: { cause: 'configuration-invalid' },
+	},
+	rateLimit: {
+		hint: 'Too many messages per minute or hour. Lower "Max Requests Per Second/Minute" in the node options, or raise "Max Wait" so the node waits for the limit to reset.',
+		stopsRun: false,
+		failure: { cause: 'rate-limited' },
+	},
+	uniqueNumbers: {
+		hint: 'Your plan allows no more distinct recipients. Message numbers you already reached, or upgrade the plan.',
+		stopsRun: false,
+		failure: { cause: 'quota-exhausted' },
+	},
+	fileType: {
+		hint: 'The file is too large or of a type the service does not take. Accepted: images .jpeg/.png up to 5 MB, videos .mp4/.3gp up to 16 MB, documents .pdf/.doc/.xls/.ppt/.txt up to 100 MB, audio .mp3/.aac/.m4a/.ogg up to 16 MB.',
+		stopsRun: false,
+	},
+	notOnPlatform: {
+		hint: 'The recipient has no active account on the messaging platform. Use another channel for this contact.',
+		stopsRun: false,
+	},
+	other: { hint: '', stopsRun: false },
+};
+
+// Order matters: the more specific wording is tested first ("unique number limit" before
+// "limit for this number", "file size" before "attachment").
+const KIND_PATTERNS: Array<[FailureKind, RegExp]> = [
+	['uniqueNumbers', /unique (phone )?numbers?/i],
+	['fileType', /file (size|type)|size or type|unsupported (file|media)|media type|too large/i],
+	['credits', /credit|balance/i],
+	['subscription', /subscription|plan (has )?expired/i],
+	['rateLimit', /rate.?limit|too many (requests|messages)|per (minute|hour)/i],
+	['numberLimit', /message limit|limit for (this|the) number|per number/i],
+	['notOnPlatform', /no active account|not on (the )?(messaging )?platform|not registered|not a (valid )?user/i],
+	['attachment', /attachment|not public|not accessible|unreachable/i],
+	['authentication', /authenticat|unauthori[sz]ed|invalid (api )?(token|key)|(token|key) (is )?(invalid|wrong|expired|missing)|forbidden/i],
+	['invalidPhone', /phone|e\.?164|invalid (recipient|number)/i],
+];
+
+export function classifyFailure(reason: string, status?: number): FailureKind {
+	for (const [kind, pattern] of KIND_PATTERNS) if (pattern.test(reason)) return kind;
+	if (status === 401 || status === 403) return 'authentication';
+	if (status === 429) return 'rateLimit';
+	return 'other';
+}
+
+export interface ServiceErrorInput {
+	status?: number;
+	failure: ServiceFailure;
+	itemIndex: number;
+	/** Extra words for the description, after the hint. */
+	note?: string;
+	/** The body the service sent, kept on the error for "details" (never request headers). */
+	body?: unknown;
+	kind?: FailureKind;
+	retryAfterMs?: number;
+	messageSuffix?: string;
+}
+
+/** A failure the service reported, as the NodeApiError n8n shows: reason, hint, HTTP code. */
+export function serviceError(node: INode, input: ServiceErrorInput): NodeApiError {
+	const kind = input.kind ?? classifyFailure(input.failure.reason, input.status);
+	const info = FAILURE_KINDS[kind];
+	const code = input.failure.code ? ` (code ${input.failure.code})` : '';
+	const description = [info.hint, input.failure.details ? `Details: ${input.failure.details}.` : '', input.note ?? '']
+		.filter((part) => part !== '')
+		.join(' ');
+	let failure = info.failure;
+	if (failure?.cause === 'rate-limited' && input.retryAfterMs !== undefined) {
+		failure = { cause: 'rate-limited', retryAfterMs: input.retryAfterMs };
+	}
+	const body: JsonObject = isObject(input.body) ? (input.body as JsonObject) : { message: input.failure.reason };
+	return new NodeApiError(node, body, {
+		message: `${input.failure.reason}${code}${input.messageSuffix ?? ''}`,
+		description: description || undefined,
+		httpCode: input.status !== undefined ? String(input.status) : undefined,
+		itemIndex: input.itemIndex,
+		failure,
+	});
+}

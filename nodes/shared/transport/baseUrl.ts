@@ -1,0 +1,38 @@
+/** Where a base URL may point. The messaging APIs require https except on loopback. */
+export type BaseUrlPolicy = 'httpsOrLoopback' | 'any';
+
+export type BaseUrlCheck = { ok: true; baseUrl: string } | { ok: false; problem: string };
+
+const LOOPBACK_HOSTS = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+export function isLoopbackHost(hostname: string): boolean {
+	return LOOPBACK_HOSTS.test(hostname);
+}
+
+/**
+ * A base URL as users paste it (with or without a trailing slash), ready to have a request
+ * path appended: `https://host/api:AbC1/` -> `https://host/api:AbC1`.
+ */
+export function normalizeBaseUrl(raw: unknown, policy: BaseUrlPolicy): BaseUrlCheck {
+	const value = typeof raw === 'string' ? raw.trim() : '';
+	if (value === '') return { ok: false, problem: 'is empty' };
+	let url: URL;
+	try {
+		url = new URL(value);
+	} catch {
+		return { ok: false, problem: `"${value}" is not a URL (expected e.g. https://api.example.com/api:AbC123)` };
+	}
+	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+		return { ok: false, problem: `"${value}" must start with https://` };
+	}
+	if (policy === 'httpsOrLoopback' && url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+		return {
+			ok: false,
+			problem: `"${value}" uses plain http://; the service requires https:// (plain http is only allowed for localhost)`,
+		};
+	}
+	if (url.search || url.hash) {
+		return { ok: false, problem: `"${value}" must not contain ? or #` };
+	}
+	return { ok: true, baseUrl: value.replace(/\/+$/, '') };
+}

@@ -1,0 +1,156 @@
+import { NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+/** E.164: a leading +, a first digit 1-9, 7 to 15 digits in all. */
+const E164 = /^\+[1-9]\d{6,14}$/;
+
+/**
+ * A phone number as users paste it ("+1 (415) 555-0123", "0049 151 2345678") in E.164 form,
+ * or undefined when it is not one. Only separators are removed; digits are never guessed,
+ * so a number without its country code stays an error instead of reaching a stranger.
+ */
+export function normalizePhoneNumber(raw: string): string | undefined {
+	let phone = raw.trim().replace(/[\s\-.()[\]]/g, '');
+	if (phone.startsWith('00')) phone = `+${phone.slice(2)}`;
+	return E164.test(phone) ? phone : undefined;
+}
+
+/** Spec part 2.8: what the direct send accepts as an attachment. */
+export const ATTACHMENT_MEDIA_TYPES = [
+	{ kind: 'image', extensions: ['jpeg', 'jpg', 'png'], maxMegabytes: 5 },
+	{ kind: 'video', extensions: ['mp4', '3gp'], maxMegabytes: 16 },
+	{ kind: 'document', extensions: ['pdf', 'doc', 'xls', 'ppt', 'txt'], maxMegabytes: 100 },
+	{ kind: 'audio', extensions: ['mp3', 'aac', 'm4a', 'ogg'], maxMegabytes: 16 },
+] as const;
+
+const ACCEPTED_EXTENSIONS: ReadonlySet<string> = new Set(
+	ATTACHMENT_MEDIA_TYPES.flatMap((type) => type.extensions),
+);
+
+/**
+ * Common file types the service does not take. A URL whose name ends in one of these is
+ * refused before sending; a URL with no recognisable extension (a CDN link with an id) is
+ * left to the service, which knows the real content type.
+ */
+const KNOWN_REFUSED_EXTENSIONS: ReadonlySet<string> = new Set([
+	'gif', 'webp', 'bmp', 'tif', 'tiff', 'svg', 'heic', 'heif', 'ico', 'avif',
+	'mov', 'avi', 'mkv', 'webm', 'wmv', 'flv', 'mpeg', 'mpg', 'm4v',
+	'docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp', 'rtf', 'csv', 'md', 'html', 'htm', 'json', 'xml',
+	'zip', 'rar', '7z', 'gz', 'tar', 'exe', 'dmg', 'apk', 'js',
+	'wav', 'flac', 'wma', 'opus', 'amr', 'mid', 'midi',
+]);
+
+export const ACCEPTED_TYPES_SUMMARY = ATTACHMENT_MEDIA_TYPES.map(
+	(type) => `${type.kind}s ${type.extensions.map((ext) => `.${ext}`).join(' ')} (up to ${type.maxMegabytes} MB)`,
+).join('; ');
+
+export type AttachmentCheck =
+	| { ok: true; url: string; fileName?: string }
+	| { ok: false; problem: string };
+
+/** Checks an attachment URL: http(s), and a file type from part 2.8 when the name shows one. */
+export function checkAttachmentUrl(raw: string): AttachmentCheck {
+	let url: URL;
+	try {
+		url = new URL(raw.trim());
+	} catch {
+		return { ok: false, problem: `"${raw}" is not a URL; use a public http(s) link to the file` };
+	}
+	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+		return { ok: false, problem: `"${raw}" must start with https:// or http:// (a public link the service can fetch)` };
+	}
+	const lastSegment = url.pathname.split('/').pop() ?? '';
+	let fileName: string | undefined;
+	try {
+		fileName = decodeURIComponent(lastSegment) || undefined;
+	} catch {
+		fileName = lastSegment || undefined;
+	}
+	const extension = /\.([A-Za-z0-9]{1,5})$/.exec(lastSegment)?.[1]?.toLowerCase();
+	if (extension && !ACCEPTED_EXTENSIONS.has(extension) && KNOWN_REFUSED_EXTENSIONS.has(extension)) {
+		return {
+			ok: false,
+			problem: `files of type .${extension} are not accepted by the service; accepted: ${ACCEPTED_TYPES_SUMMARY}`,
+		};
+	}
+	// The URL goes out as the user wrote it; URL() would rewrite it (a trailing slash, escapes).
+	return { ok: true, url: raw.trim(), fileName };
+}
+
+/** Parameter values may come from expressions as numbers or booleans; objects are not text. */
+export function asText(value: unknown): string | undefined {
+	if (value === undefined || value === null) return '';
+	if (typeof value === 'string') return value;
+	if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+	return undefined;
+}
+
+/**
+ * Reads and checks one item's parameters. Every failure is a NodeOperationError that names
+ * the item and the field, raised before the item's request is built.
+ */
+export class ItemInput {
+	constructor(
+		private readonly context: IExecuteFunctions,
+		readonly itemIndex: number,
+	) {}
+
+	fail(field: string, label: string, problem: string, description?: string): never {
+		throw new NodeOperationError(
+			this.context.getNode(),
+			`${label} (${field}): ${problem} [item ${this.itemIndex}]`,
+			{ itemIndex: this.itemIndex, description },
+		);
+	}
+
+	raw(field: string, fallback?: unknown): unknown {
+		return this.context.getNodeParameter(field, this.itemIndex, fallback);
+	}
+
+	/** Text that may be empty. */
+	optionalText(field: string, label: string): string {
+		const text = asText(this.raw(field, ''));
+		if (text === undefined) this.fail(field, label, 'must be text, not an object or list');
+		return text;
+	}
+
+	/** Text that must not be empty (or only spaces). */
+	text(field: string, label: string): string {
+		const text = this.optionalText(field, label);
+		if (text.trim() === '') this.fail(field, label, 'must not be empty');
+		return text;
+	}
+
+	phone(field: string, label: string): string {
+		const raw = this.text(field, label);
+		const phone = normalizePhoneNumber(raw);
+		if (!phone) {
+			this.fail(
+				field,
+				label,
+				`"${raw}" is not a phone number in E.164 format`,
+				'Use the international format: a leading + (or 00), the country code, then the number, 7 to 15 digits in all, e.g. +14155550123. Spaces, dashes, dots and brackets are ignored.',
+			);
+		}
+		return phone;
+	}
+
+	attachmentUrl(field: string, label: string): { url: string; fileName?: string } | undefined {
+		const raw = this.optionalText(field, label);
+		if (raw.trim() === '') return undefined;
+		const check = checkAttachmentUrl(raw);
+		if (!check.ok) this.fail(field, label, check.problem);
+		return check;
+	}
+
+	/** A whole number within bounds (IDs, limits). */
+	integer(field: string, label: string, { min }: { min: number }): number {
+		const raw = this.raw(field);
+		const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+		if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
+			this.fail(field, label, `"${String(raw)}" is not a whole number`);
+		}
+		if (value < min) this.fail(field, label, `must be at least ${min}, got ${value}`);
+		return value;
+	}
+}
