@@ -137,15 +137,28 @@ export class RequestScheduler {
 	}
 
 	private async waitForStartTime(): Promise<void> {
+		let spaced = false;
 		for (;;) {
 			if (this.stoppedWith) throw this.stoppedWith;
 			const now = Date.now();
-			const start = Math.max(now, this.pausedUntil, this.nextStart, this.windowsFreeAt());
-			// Reserve the start time now, so requests waiting in parallel keep their order.
-			this.reserve(start);
-			if (start > now) await sleep(start - now);
-			// A 429 that arrived while we slept pushes this start back too.
-			if (this.pausedUntil <= Date.now()) return;
+			if (!spaced) {
+				// Take the next evenly spaced start time now, so parallel waiters keep their order.
+				spaced = true;
+				const start = Math.max(now, this.nextStart);
+				if (this.spacingMs > 0) this.nextStart = start + this.spacingMs;
+				if (start > now) {
+					await sleep(start - now);
+					continue;
+				}
+			}
+			// Windows count actual start times: a timer that fires late must not let one more in.
+			const freeAt = Math.max(this.pausedUntil, this.windowsFreeAt());
+			if (freeAt > now) {
+				await sleep(freeAt - now);
+				continue;
+			}
+			this.recordStart(now);
+			return;
 		}
 	}
 
@@ -153,15 +166,14 @@ export class RequestScheduler {
 		let freeAt = 0;
 		for (const window of this.windows) {
 			if (window.starts.length < window.limit) continue;
-			// A small margin keeps the count under the limit even when arrival times jitter.
+			// A small margin keeps the count under the limit where arrival times jitter.
 			const margin = Math.max(5, window.lengthMs * 0.01);
 			freeAt = Math.max(freeAt, window.starts[window.starts.length - window.limit] + window.lengthMs + margin);
 		}
 		return freeAt;
 	}
 
-	private reserve(start: number): void {
-		if (this.spacingMs > 0) this.nextStart = start + this.spacingMs;
+	private recordStart(start: number): void {
 		for (const window of this.windows) {
 			window.starts.push(start);
 			if (window.starts.length > window.limit) window.starts.splice(0, window.starts.length - window.limit);

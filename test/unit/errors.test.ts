@@ -1,0 +1,113 @@
+import { NodeApiError } from 'n8n-workflow';
+import type { INode } from 'n8n-workflow';
+import { describe, expect, it } from 'vitest';
+
+import { classifyFailure, FAILURE_KINDS, readFailure, serviceError } from '../../nodes/shared/errors';
+
+const node: INode = {
+	id: '1',
+	name: 'Messaging',
+	type: 'n8n-nodes-messaging.messaging',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+};
+
+describe('readFailure: the four error bodies of spec part 7', () => {
+	it('direct send: the text after "Reason:"', () => {
+		expect(readFailure({ message: 'Message sending failed | Reason: Insufficient credits' }, true)).toEqual({
+			reason: 'Insufficient credits',
+		});
+	});
+
+	it('direct send: a 200 whose message says sending failed is a failure', () => {
+		expect(readFailure({ message: 'Message sending failed | Reason: Internal delivery error' }, false)).toEqual({
+			reason: 'Internal delivery error',
+		});
+		expect(readFailure({ message: 'Message sent successfully' }, false)).toBeUndefined();
+	});
+
+	it('template send and list templates: {error: {code, message}}', () => {
+		expect(readFailure({ error: { code: 'INVALID_VARIABLES', message: 'body2 is missing' } }, true)).toEqual({
+			reason: 'body2 is missing',
+			code: 'INVALID_VARIABLES',
+		});
+	});
+
+	it('dashboard: {success: false, message, details}, also on a 200', () => {
+		expect(readFailure({ success: false, message: 'Invalid request', details: 'to is required' }, false)).toEqual({
+			reason: 'Invalid request',
+			details: 'to is required',
+		});
+		expect(readFailure({ success: true, message: 'Message sent', details: { messages: [] } }, false)).toBeUndefined();
+	});
+
+	it('sandbox: {error: <integer>, message}', () => {
+		expect(readFailure({ error: 404, message: 'Plant not found' }, true)).toEqual({ reason: 'Plant not found', code: '404' });
+	});
+
+	it('an error status with a body of another shape, or plain text', () => {
+		expect(readFailure({ detail: 'x' }, true)).toEqual({ reason: 'The service reported an error' });
+		expect(readFailure('Bad Gateway', true)).toEqual({ reason: 'Bad Gateway' });
+		expect(readFailure('', false)).toBeUndefined();
+		expect(readFailure([{ id: 1 }], false)).toBeUndefined();
+	});
+});
+
+describe('classifyFailure: the ten direct-send conditions', () => {
+	it.each([
+		['Invalid phone number, it must be in E.164 format', 'invalidPhone'],
+		['Message limit for this number reached', 'numberLimit'],
+		['Attachment URL is not public or not accessible', 'attachment'],
+		['Authentication failed: invalid API token', 'authentication'],
+		['Insufficient credits, account balance too low', 'credits'],
+		['Subscription expired', 'subscription'],
+		['Rate limit exceeded (messages per minute)', 'rateLimit'],
+		['Unique number limit reached', 'uniqueNumbers'],
+		['File size or type not accepted', 'fileType'],
+		['Recipient has no active account on the messaging platform', 'notOnPlatform'],
+	])('%s -> %s', (reason, kind) => {
+		expect(classifyFailure(reason)).toBe(kind);
+		expect(FAILURE_KINDS[kind as keyof typeof FAILURE_KINDS].hint).not.toBe('');
+	});
+
+	it('falls back on the status code', () => {
+		expect(classifyFailure('nope', 401)).toBe('authentication');
+		expect(classifyFailure('nope', 429)).toBe('rateLimit');
+		expect(classifyFailure('nope', 400)).toBe('other');
+	});
+
+	it('stops the run only for conditions no later item can get past', () => {
+		const stopping = Object.entries(FAILURE_KINDS)
+			.filter(([, info]) => info.stopsRun)
+			.map(([kind]) => kind)
+			.sort();
+		expect(stopping).toEqual(['authentication', 'credits', 'subscription']);
+	});
+});
+
+describe('serviceError', () => {
+	it('is a NodeApiError with the reason as message, the hint as description, the HTTP code and the item', () => {
+		const error = serviceError(node, {
+			status: 403,
+			failure: { reason: 'Insufficient credits, account balance too low' },
+			itemIndex: 3,
+			body: { message: 'Message sending failed | Reason: Insufficient credits, account balance too low' },
+		});
+		expect(error).toBeInstanceOf(NodeApiError);
+		expect(error.message).toBe('Insufficient credits, account balance too low');
+		expect(error.description).toMatch(/Top up credits/);
+		expect(error.httpCode).toBe('403');
+		expect(error.context.itemIndex).toBe(3);
+	});
+
+	it('keeps the error code and details of the service', () => {
+		const error = serviceError(node, {
+			status: 400,
+			failure: { reason: 'Invalid request', details: 'to is required', code: 'E1' },
+			itemIndex: 0,
+		});
+		expect(error.message).toBe('Invalid request (code E1)');
+		expect(error.description).toContain('Details: to is required.');
+	});
+});

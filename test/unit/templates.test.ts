@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+
+import { filterTemplates } from '../../nodes/Messaging/actions/template/getAll.operation';
+import { templateLabel, templateVariables } from '../../nodes/Messaging/templates';
+import type { TemplateRecord } from '../../nodes/Messaging/templates';
+
+const record = (overrides: Partial<TemplateRecord>): TemplateRecord => ({
+	id: 1,
+	name: 'appointment_reminder',
+	category: 'UTILITY',
+	type: 'text',
+	language: 'en',
+	status: 'APPROVED',
+	variable_counts: 2,
+	template_formate: 'Hi [b:1], see you on [b:2].',
+	template_id: '6f1d2c3b-4a59-4e8f-9a7b-1c2d3e4f5a6b',
+	...overrides,
+});
+
+const names = (template: TemplateRecord) => templateVariables(template).map((variable) => variable.name);
+
+describe('templateVariables', () => {
+	it('body1..bodyN from variable_counts', () => {
+		expect(names(record({}))).toEqual(['body1', 'body2']);
+		expect(names(record({ variable_counts: 0, template_formate: 'Welcome!' }))).toEqual([]);
+	});
+
+	it('media and visit_website when the format shows them; the count includes them', () => {
+		expect(
+			names(record({ variable_counts: 5, template_formate: '[m:media] Hi [b:1], order [b:2] ships [b:3]. [u:visit_website]' })),
+		).toEqual(['body1', 'body2', 'body3', 'media', 'visit_website']);
+	});
+
+	it('counts the body placeholders of the format when variable_counts is missing', () => {
+		expect(names(record({ variable_counts: undefined, template_formate: '[b:1] and [b:3]' }))).toEqual(['body1', 'body2', 'body3']);
+	});
+});
+
+describe('templateLabel', () => {
+	it('shows name, language, category and status', () => {
+		expect(templateLabel(record({}))).toBe('appointment_reminder (en · UTILITY · APPROVED)');
+		expect(templateLabel(record({ language: undefined, category: '', status: undefined }))).toBe('appointment_reminder');
+	});
+});
+
+describe('filterTemplates', () => {
+	const templates = [
+		record({ id: 1, name: 'appointment_reminder', status: 'APPROVED', category: 'UTILITY', language: 'en' }),
+		record({ id: 2, name: 'Spring Sale', status: 'REJECTED', category: 'MARKETING', language: 'en_US' }),
+		record({ id: 3, name: 'recordatorio_cita', status: 'APPROVED', category: 'UTILITY', language: 'es' }),
+	];
+	const ids = (filters: Record<string, unknown>) => filterTemplates(templates, filters as never).map((t) => t.id);
+
+	it('filters by status, category, language (en matches en_US) and name, case-insensitively', () => {
+		expect(ids({})).toEqual([1, 2, 3]);
+		expect(ids({ status: 'APPROVED' })).toEqual([1, 3]);
+		expect(ids({ status: 'approved', category: 'UTILITY', language: 'es' })).toEqual([3]);
+		expect(ids({ language: 'en' })).toEqual([1, 2]);
+		expect(ids({ nameContains: 'SALE' })).toEqual([2]);
+		expect(ids({ status: ['REJECTED', 'APPROVED'], nameContains: 'a' })).toEqual([1, 2, 3]);
+		expect(ids({ status: '' })).toEqual([1, 2, 3]);
+	});
+});

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+
+import { asText, checkAttachmentUrl, normalizePhoneNumber } from '../../nodes/shared/validation';
+
+describe('normalizePhoneNumber', () => {
+	it.each([
+		['+14155550123', '+14155550123'],
+		['+1 (415) 555-0123', '+14155550123'],
+		['0049 151 2345 6789', '+4915123456789'],
+		['+44.20.7946.0958', '+442079460958'],
+		[' +49 [151] 234-567 ', '+49151234567'],
+		['+1234567', '+1234567'], // 7 digits: the shortest E.164 allows here
+		['+123456789012345', '+123456789012345'], // 15 digits: the longest
+	])('accepts %j as %j', (raw, expected) => {
+		expect(normalizePhoneNumber(raw)).toBe(expected);
+	});
+
+	it.each([
+		'14155550123', // no + and no 00: the country code cannot be assumed
+		'+0123456789', // first digit must be 1-9
+		'+123456', // 6 digits
+		'+1234567890123456', // 16 digits
+		'+1415555O123', // a letter O
+		'+',
+		'',
+		'00',
+		'+1 415 555 0123 ext 4',
+		'++14155550123',
+	])('refuses %j', (raw) => {
+		expect(normalizePhoneNumber(raw)).toBeUndefined();
+	});
+});
+
+describe('checkAttachmentUrl', () => {
+	it('keeps the URL exactly as written and takes the file name from its last segment', () => {
+		expect(checkAttachmentUrl('https://cdn.example.com/files/My%20Invoice.pdf')).toEqual({
+			ok: true,
+			url: 'https://cdn.example.com/files/My%20Invoice.pdf',
+			fileName: 'My Invoice.pdf',
+		});
+		expect(checkAttachmentUrl(' https://example.com ')).toEqual({ ok: true, url: 'https://example.com', fileName: undefined });
+	});
+
+	it.each(['photo.jpeg', 'photo.JPG', 'a.png', 'v.mp4', 'v.3gp', 'd.pdf', 'd.doc', 'd.xls', 'd.ppt', 'd.txt', 'a.mp3', 'a.aac', 'a.m4a', 'a.ogg'])(
+		'accepts the part 2.8 type %s',
+		(name) => {
+			expect(checkAttachmentUrl(`https://example.com/x/${name}`).ok).toBe(true);
+		},
+	);
+
+	it('leaves links without a recognisable extension to the service', () => {
+		expect(checkAttachmentUrl('https://cdn.example.com/download?id=42').ok).toBe(true);
+		expect(checkAttachmentUrl('https://cdn.example.com/files/report.v2').ok).toBe(true);
+	});
+
+	it.each([
+		['ftp://example.com/a.pdf', /https:\/\/ or http:\/\//],
+		['file:///etc/passwd', /https:\/\/ or http:\/\//],
+		['not a url', /not a URL/],
+		['https://example.com/anim.gif', /\.gif are not accepted/],
+		['https://example.com/report.docx', /\.docx are not accepted/],
+	])('refuses %s', (url, problem) => {
+		const check = checkAttachmentUrl(url);
+		expect(check.ok).toBe(false);
+		if (!check.ok) expect(check.problem).toMatch(problem);
+	});
+});
+
+describe('asText', () => {
+	it('turns values from expressions into text and refuses objects', () => {
+		expect(asText('a')).toBe('a');
+		expect(asText(12)).toBe('12');
+		expect(asText(false)).toBe('false');
+		expect(asText(null)).toBe('');
+		expect(asText(undefined)).toBe('');
+		expect(asText({ a: 1 })).toBeUndefined();
+		expect(asText(['a'])).toBeUndefined();
+	});
+});
