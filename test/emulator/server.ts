@@ -1,0 +1,163 @@
+/**
+ * The HTTP server: records each request, reads its body, lets the fault layer decide, waits
+ * the latency, then runs the route's handler and renders its result or error in the
+ * route's own shape.
+ *
+ * Nothing here logs per request or blocks: the bulk tests push 10,000 requests through,
+ * and latency and hangs are timers.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { matchRoute, type Route } from './apis/routes';
+import type { ApiContext, ApiResult } from './apis/shared';
+import { createControlHandler, type ControlDeps } from './control';
+import { ApiError, COMMON_ERRORS, errorBody, successFalseBody, type ErrorStyle } from './errors';
+import type { FaultAction } from './faults';
+import { PREFIX } from './fixtures';
+import { readBody, sendJson, splitUrl } from './http';
+import { now } from './state';
+import type { RequestRecord } from './types';
+
+export interface EmulatorServer {
+	server: Server;
+	/** Stop timers (latency, hangs) and drop open connections, then close. */
+	close(): Promise<void>;
+}
+
+export function createEmulatorServer(deps: ControlDeps): EmulatorServer {
+	const { state, faults } = deps;
+	const control = createControlHandler(deps);
+	const timers = new Set<NodeJS.Timeout>();
+
+	const later = (ms: number, fn: () => void): NodeJS.Timeout => {
+		const timer = setTimeout(() => {
+			timers.delete(timer);
+			fn();
+		}, ms);
+		timers.add(timer);
+		return timer;
+	};
+
+	const reply = (res: ServerResponse, record: RequestRecord, result: ApiResult & { headers?: Record<string, string> }) => {
+		record.status = result.status;
+		record.outcome = result.outcome;
+		sendJson(res, result.status, result.body, result.headers);
+	};
+
+	const rejection = (style: ErrorStyle, error: ApiError, outcome: RequestRecord['outcome'] = 'rejected') => ({
+		status: error.status,
+		body: errorBody(style, error),
+		headers: error.headers,
+		outcome,
+	});
+
+	/** Run the handler; its ApiErrors become answers in the route's shape. */
+	const run = (route: Route, ctx: ApiContext) => {
+		try {
+			return route.handle(ctx);
+		} catch (error) {
+			if (error instanceof ApiError) return rejection(route.style, error);
+			// A bug in the emulator, not a simulated fault: make it loud.
+			console.error('emulator: handler failed', error);
+			return rejection(route.style, COMMON_ERRORS.serverError(500));
+		}
+	};
+
+	const applyFault = (action: FaultAction, route: Route, ctx: ApiContext, req: IncomingMessage, res: ServerResponse, record: RequestRecord) => {
+		switch (action.kind) {
+			case 'reset':
+				record.outcome = 'reset';
+				req.socket.destroy();
+				return;
+			case 'hang': {
+				record.outcome = 'hang';
+				const timer = later(action.hangMs, () => req.socket.destroy());
+				// The client giving up ends the hang early; don't keep the timer alive.
+				req.socket.once('close', () => {
+					clearTimeout(timer);
+					timers.delete(timer);
+				});
+				return;
+			}
+			case '429':
+				reply(res, record, rejection(route.style, COMMON_ERRORS.rateLimited({ 'retry-after': action.retryAfter }), 'rate-limited'));
+				return;
+			case '5xx-before':
+				reply(res, record, rejection(route.style, COMMON_ERRORS.serverError(action.status), '5xx-before'));
+				return;
+			case '5xx-after':
+				run(route, ctx); // processed for real: delivery recorded, credit charged
+				reply(res, record, rejection(route.style, COMMON_ERRORS.serverError(action.status), '5xx-after'));
+				return;
+			case 'success-false': {
+				const body = route.isSend ? successFalseBody(route.style) : undefined;
+				// Only sends have a "200 but failed" body; other APIs are served normally.
+				reply(res, record, body === undefined ? run(route, ctx) : { status: 200, body, outcome: 'success-false' });
+				return;
+			}
+			case 'none':
+				reply(res, record, run(route, ctx));
+				return;
+		}
+	};
+
+	const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+		const at = now();
+		const method = req.method ?? 'GET';
+		const { rawPath, path, query } = splitUrl(req.url ?? '/');
+		if (path.startsWith(PREFIX.control)) {
+			control(req, res, path.slice(PREFIX.control.length), query);
+			return;
+		}
+
+		const match = matchRoute(method, path);
+		const record: RequestRecord = {
+			seq: state.takeSeq(),
+			api: match.kind === 'not-found' ? 'unknown' : match.kind === 'route' ? match.route.api : match.api,
+			method,
+			path: rawPath,
+			query,
+			headers: req.headers,
+			body: undefined,
+			at,
+			outcome: 'pending',
+			status: 0,
+		};
+		state.requests.push(record);
+
+		readBody(req, (body) => {
+			record.body = body.value;
+			if (match.kind === 'not-found') {
+				reply(res, record, rejection(match.style, COMMON_ERRORS.notFound(method, rawPath)));
+				return;
+			}
+			if (match.kind === 'method-not-allowed') {
+				reply(res, record, rejection(match.style, COMMON_ERRORS.methodNotAllowed(method, match.allow)));
+				return;
+			}
+			const { route, params } = match;
+			if (body.tooLarge) {
+				reply(res, record, rejection(route.style, COMMON_ERRORS.bodyTooLarge()));
+				return;
+			}
+			const ctx: ApiContext = { state, seq: record.seq, headers: req.headers, query, params, body: body.value, bodyIsJson: body.isJson };
+			// Decide at arrival, so rate-limit windows count arrivals, not answer times.
+			const action = faults.decide(route.isSend);
+			const latency = faults.latencyMs;
+			if (latency > 0) later(latency, () => applyFault(action, route, ctx, req, res, record));
+			else applyFault(action, route, ctx, req, res, record);
+		});
+	};
+
+	const server = createServer({ keepAliveTimeout: 5_000 }, onRequest);
+
+	return {
+		server,
+		close: () =>
+			new Promise<void>((resolve) => {
+				for (const timer of timers) clearTimeout(timer);
+				timers.clear();
+				server.close(() => resolve());
+				server.closeAllConnections();
+			}),
+	};
+}

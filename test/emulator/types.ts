@@ -1,0 +1,226 @@
+/**
+ * Public types of the messaging service emulator.
+ *
+ * Everything a test, a benchmark or the CLI needs to read or switch lives here, so the
+ * other files can stay about behaviour.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** Which API a request was routed to (`unknown` = no route matched the path). */
+export type ApiName =
+	| 'send'
+	| 'templateSend'
+	| 'templates'
+	| 'dashboard'
+	| 'alternative'
+	| 'plantsCreate'
+	| 'plantsList'
+	| 'plantsDelete'
+	| 'unknown';
+
+/** The four APIs that deliver a message (and are subject to the rate-limit fault). */
+export type SendApi = 'send' | 'templateSend' | 'dashboard' | 'alternative';
+
+/**
+ * What happened to a request.
+ * - `pending`: still in flight (latency, or not answered yet).
+ * - `delivered`: a send that delivered a message; `ok`: any other successful call.
+ * - `rejected`: an error answer from the API itself (auth, validation, account, 404, 405).
+ * - `rate-limited`, `reset`, `5xx-after`, `5xx-before`, `success-false`, `hang`: a fault.
+ */
+export type Outcome =
+	| 'pending'
+	| 'delivered'
+	| 'ok'
+	| 'rejected'
+	| 'rate-limited'
+	| 'reset'
+	| '5xx-after'
+	| '5xx-before'
+	| 'success-false'
+	| 'hang';
+
+/** One received request. Kept small: the bulk tests record 10,000 of them. */
+export interface RequestRecord {
+	seq: number;
+	api: ApiName;
+	method: string;
+	/** Path without the query string, as received (not percent-decoded). */
+	path: string;
+	query: Record<string, string>;
+	/** Node's header object: names are lower-case. */
+	headers: IncomingHttpHeaders;
+	/** Parsed JSON, the raw text when it is not JSON, or undefined when there was none. */
+	body: unknown;
+	/** Arrival time in epoch milliseconds with sub-millisecond resolution. */
+	at: number;
+	outcome: Outcome;
+	/** HTTP status sent; 0 while pending or when the fault never answered (reset, hang). */
+	status: number;
+}
+
+export interface Delivery {
+	api: SendApi;
+	/** E.164 number the message went to. */
+	recipient: string;
+	/** Text (direct, dashboard), message (alternative), or `<template_id> <variables JSON>`. */
+	content: string;
+	at: number;
+	/** `seq` of the request that caused it. */
+	seq: number;
+}
+
+export interface DuplicateDelivery {
+	key: string;
+	api: SendApi;
+	recipient: string;
+	content: string;
+	count: number;
+}
+
+/** Account switches. The object is live: mutate it to change the next answers. */
+export interface Account {
+	credits: number;
+	subscriptionExpired: boolean;
+	/** Maximum deliveries to one number (counted over all send APIs). */
+	perNumberLimit: number;
+	/** Maximum distinct numbers the account may deliver to. */
+	uniqueNumberLimit: number;
+	/** Numbers that have no account on the messaging platform. */
+	notOnPlatform: Set<string>;
+}
+
+/** The JSON form of Account (control API): the set becomes an array. */
+export interface AccountPatch {
+	credits?: number;
+	subscriptionExpired?: boolean;
+	perNumberLimit?: number;
+	uniqueNumberLimit?: number;
+	notOnPlatform?: Iterable<string>;
+}
+
+export type ScriptStep = 'ok' | '429' | 'reset' | '5xx-after' | '5xx-before' | 'success-false' | 'hang';
+
+export interface RateLimitFault {
+	/** Send requests allowed per window. */
+	limit: number;
+	windowMs: number;
+	/** Fixed Retry-After value; when omitted the real time until the window frees. */
+	retryAfterSeconds?: number;
+	/** `seconds` (default): `Retry-After: 3`; `date`: an HTTP-date. */
+	retryAfterFormat?: 'seconds' | 'date';
+}
+
+export interface Faults {
+	/** Delay before every API answer (timers; nothing blocks). */
+	latencyMs: number;
+	/** Sliding window over the send APIs; null = off. */
+	rateLimit: RateLimitFault | null;
+	/** Probability of 429 + `Retry-After: 1`, request not processed. */
+	p429: number;
+	/** Probability of destroying the socket without an answer and without processing. */
+	pResetBeforeProcessing: number;
+	/** Probability of processing fully (delivery, charge) and then answering 500 or 502. */
+	p5xxAfterProcessing: number;
+	/** Probability (send APIs only) of a 200 whose body reports failure; nothing delivered. */
+	pSuccessFalse: number;
+	/** One step consumed per API request, before the rate limit and the random faults. */
+	script: ScriptStep[];
+	/** How long a `hang` keeps the socket open before destroying it (capped at 60 s). */
+	hangMs: number;
+}
+
+/** What setFaults and `POST /__emulator/faults` take; `seed` re-seeds the fault RNG. */
+export type FaultsPatch = Partial<Faults> & { seed?: number };
+
+/** A template record exactly as spec part 2.5 lists it. */
+export interface TemplateRecord {
+	id: number;
+	user_id: string;
+	name: string;
+	category: string;
+	type: string;
+	language: string;
+	status: string;
+	variable_counts: number;
+	template_formate: string;
+	template_id: string;
+}
+
+export interface PlantRecord {
+	id: number;
+	name: string;
+	tag?: string;
+}
+
+/** What `setAttachment` says about a URL the direct send may be given. */
+export interface AttachmentInfo {
+	bytes?: number;
+	/** false = the URL answers but is not reachable for the service (condition 3). */
+	reachable?: boolean;
+}
+
+export interface EmulatorTokens {
+	bearer: string;
+	/** A valid Bearer token whose owner may read but not send (403 on sends). */
+	forbiddenBearer: string;
+	dashboardKey: string;
+	alternativeKey: string;
+}
+
+/** Credential data for the three credential types, ready to paste into n8n. */
+export interface EmulatorCredentials {
+	messagingBearerApi: {
+		accessToken: string;
+		sendBaseUrl: string;
+		templateSendBaseUrl: string;
+		templatesBaseUrl: string;
+		sandboxBaseUrl: string;
+	};
+	messagingAuthorizationKeyApi: { apiKey: string; dashboardUrl: string };
+	messagingXApiKeyApi: { apiKey: string; apiUrl: string };
+}
+
+export interface StartOptions {
+	/** 0 (default) = a free port. */
+	port?: number;
+	/** Baseline latency; resetFaults() returns to it. */
+	latencyMs?: number;
+	/** Seed of the fault RNG (default 1). */
+	seed?: number;
+}
+
+export interface Emulator {
+	readonly url: string;
+	readonly port: number;
+	readonly credentials: EmulatorCredentials;
+	readonly tokens: EmulatorTokens;
+	/** Live account switches (same object across resetAccount/reset). */
+	readonly account: Account;
+	/** The seeded template records (frozen). */
+	readonly templates: readonly TemplateRecord[];
+	/** Variable names per template_id, in placeholder order (e.g. body1, body2, media). */
+	readonly templateVariables: Readonly<Record<string, readonly string[]>>;
+	/** Live list of received API requests (control API calls are not recorded). */
+	readonly requests: readonly RequestRecord[];
+	/** Live list of delivered messages. */
+	readonly deliveries: readonly Delivery[];
+	/** A copy of the current fault settings. */
+	readonly faults: Faults;
+	/** A copy of the sandbox store, in insertion order. */
+	plants(): PlantRecord[];
+	setFaults(patch: FaultsPatch): void;
+	resetFaults(): void;
+	setAccount(patch: AccountPatch): void;
+	resetAccount(): void;
+	/** Declare size/reachability of an attachment URL for the direct send checks. */
+	setAttachment(url: string, info: AttachmentInfo): void;
+	/** `${api}|${recipient}|${content}` -> number of deliveries. */
+	deliveryCounts(): Map<string, number>;
+	duplicates(): DuplicateDelivery[];
+	/** Largest number of requests (matching filter) whose `at` falls in any window of windowMs. */
+	maxRequestsInWindow(windowMs: number, filter?: (r: RequestRecord) => boolean): number;
+	/** Requests, deliveries, faults, account, plants and attachments back to defaults. */
+	reset(): void;
+	close(): Promise<void>;
+}
