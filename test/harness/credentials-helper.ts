@@ -1,0 +1,433 @@
+/**
+ * ICredentialsHelper as n8n's server implements it (packages/cli/src/credentials-helper.ts), with an
+ * in-memory store keyed by credential TYPE instead of the credentials table: a node's
+ * `credentials: { <type>: { id, name } }` resolves to the data given for <type>.
+ *
+ *  - authenticate(): a function `authenticate` is called; a generic one ({ type: 'generic',
+ *    properties: { headers, qs, body, auth } }) has every key and value resolved as an n8n
+ *    expression against `{ $credentials }` with the workflow's expression engine
+ *    (server `resolveValue`) and merged into the request.
+ *  - getDecrypted(): property defaults applied (NodeHelpers.getNodeParameters over the type's
+ *    properties, `extends` merged), then expressions in the data resolved, against the running
+ *    item when called from an execution (server `applyDefaultsAndOverwrites`).
+ *  - preAuthentication(): the type's `preAuthentication` runs when the type has an expirable hidden
+ *    property that is empty, or the token expired (401 retry), or it is a credential test; the
+ *    result is written back to the store (server: to the database).
+ */
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentials,
+	ICredentialsExpressionResolveValues,
+	IExecuteData,
+	IHttpRequestHelper,
+	IHttpRequestOptions,
+	INode,
+	INodeCredentialsDetails,
+	INodeParameters,
+	INodeProperties,
+	INodeType,
+	INodeTypes,
+	IRequestOptionsSimplified,
+	IWorkflowDataProxyAdditionalKeys,
+	IWorkflowExecuteAdditionalData,
+	Workflow,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
+
+import type { LoadedPackage } from './package-loader';
+import { n8nCore, n8nWorkflow } from './runtime';
+
+const { NodeHelpers, UnexpectedError, UserError, isExpression } = n8nWorkflow;
+
+export type CredentialsByType = Record<string, ICredentialDataDecryptedObject>;
+
+export interface CredentialUpdate {
+	type: string;
+	data: ICredentialDataDecryptedObject;
+}
+
+const mockNode: INode = {
+	id: 'mock',
+	name: '',
+	typeVersion: 1,
+	type: 'mock',
+	position: [0, 0],
+	parameters: {},
+};
+
+const mockNodeTypes: INodeTypes = {
+	getByName: () => mockNodeType,
+	getByNameAndVersion: () => mockNodeType,
+	getKnownTypes: () => ({}),
+};
+const mockNodeType = { description: { properties: [] } } as unknown as INodeType;
+
+/** Restricts a preAuthentication hook's requests to the credential's own allowed domains (server). */
+function restrictToCredentialDomains(
+	helpers: IHttpRequestHelper,
+	credentials: ICredentialDataDecryptedObject,
+): IHttpRequestHelper {
+	return {
+		helpers: {
+			httpRequest: async (requestOptions: IHttpRequestOptions) => {
+				const allowedDomains = n8nWorkflow.getCredentialOwnRequestAllowedDomains(credentials);
+				if (allowedDomains === undefined) {
+					return await helpers.helpers.httpRequest(requestOptions);
+				}
+				if (requestOptions.allowedDomains !== undefined) {
+					throw new UserError(
+						'This credential restricts requests to specific domains, which cannot be combined with the domains its authentication step asks for.',
+					);
+				}
+				return await helpers.helpers.httpRequest({ ...requestOptions, allowedDomains });
+			},
+		},
+	};
+}
+
+export class HarnessCredentialsHelper extends n8nWorkflow.ICredentialsHelper {
+	private readonly store: CredentialsByType;
+
+	/** Every updateCredentials / updateCredentialsOauthTokenData call, in order. */
+	readonly updates: CredentialUpdate[] = [];
+
+	constructor(
+		private readonly pkg: LoadedPackage,
+		credentials: CredentialsByType = {},
+	) {
+		super();
+		this.store = structuredClone(credentials);
+	}
+
+	/** The stored (raw) data for a type, after any updates made during the run. */
+	getStored(type: string): ICredentialDataDecryptedObject | undefined {
+		return this.store[type];
+	}
+
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		typeName: string,
+		incomingRequestOptions: IHttpRequestOptions | IRequestOptionsSimplified,
+		workflow?: Workflow,
+		node?: INode,
+	): Promise<IHttpRequestOptions> {
+		const requestOptions = incomingRequestOptions;
+		const credentialType = this.pkg.getCredentialType(typeName);
+
+		if (credentialType.authenticate) {
+			if (typeof credentialType.authenticate === 'function') {
+				return await credentialType.authenticate(
+					credentials,
+					requestOptions as IHttpRequestOptions,
+				);
+			}
+
+			if (typeof credentialType.authenticate === 'object') {
+				if (!workflow || !node) {
+					throw new UnexpectedError(
+						'Workflow and node are required for declarative credential authentication',
+					);
+				}
+				const { authenticate } = credentialType;
+				if (requestOptions.headers === undefined) {
+					requestOptions.headers = {};
+				}
+				if (authenticate.type === 'generic') {
+					const target = requestOptions as unknown as Record<string, Record<string, unknown>>;
+					for (const [outerKey, outerValue] of Object.entries(authenticate.properties)) {
+						for (const [key, value] of Object.entries(outerValue as Record<string, unknown>)) {
+							const keyResolved = this.resolveValue(key, { $credentials: credentials }, workflow, node);
+							const valueResolved = this.resolveValue(
+								value as string,
+								{ $credentials: credentials },
+								workflow,
+								node,
+							);
+							if (!target[outerKey]) {
+								target[outerKey] = {};
+							}
+							target[outerKey][keyResolved] = valueResolved;
+						}
+					}
+				}
+			}
+		}
+
+		return requestOptions as IHttpRequestOptions;
+	}
+
+	async preAuthentication(
+		helpers: IHttpRequestHelper,
+		credentials: ICredentialDataDecryptedObject,
+		typeName: string,
+		node: INode,
+		credentialsExpired: boolean,
+	): Promise<ICredentialDataDecryptedObject | undefined> {
+		const credentialType = this.pkg.getCredentialType(typeName);
+
+		const expirableProperty = credentialType.properties.find(
+			(property) => property.type === 'hidden' && property?.typeOptions?.expirable === true,
+		);
+		if (expirableProperty?.name === undefined) {
+			return undefined;
+		}
+
+		// The mock node the credential tester uses: a test always runs preAuthentication.
+		const isTestingCredentials =
+			node?.parameters?.temp === '' && node?.type === 'n8n-nodes-base.noOp';
+
+		if (typeof credentialType.preAuthentication === 'function') {
+			if (
+				credentials[expirableProperty.name] === '' ||
+				credentialsExpired ||
+				isTestingCredentials
+			) {
+				const output = await credentialType.preAuthentication.call(
+					restrictToCredentialDomains(helpers, credentials),
+					credentials,
+				);
+				if (output[expirableProperty.name] === undefined) {
+					return undefined;
+				}
+				if (node.credentials) {
+					const nodeCredentials = node.credentials[credentialType.name];
+					const storedData = this.store[credentialType.name] ?? {};
+					const dataToPersist: ICredentialDataDecryptedObject = { ...storedData };
+					for (const [key, value] of Object.entries(output as ICredentialDataDecryptedObject)) {
+						if (key === expirableProperty.name || !isExpression(storedData[key])) {
+							dataToPersist[key] = value;
+						}
+					}
+					await this.updateCredentials(nodeCredentials, credentialType.name, dataToPersist);
+					return Object.assign(credentials, output);
+				}
+			}
+		}
+		return undefined;
+	}
+
+	async runPreAuthentication(
+		helpers: IHttpRequestHelper,
+		credentials: ICredentialDataDecryptedObject,
+		typeName: string,
+	): Promise<ICredentialDataDecryptedObject | undefined> {
+		const credentialType = this.pkg.getCredentialType(typeName);
+		if (typeof credentialType.preAuthentication !== 'function') {
+			return undefined;
+		}
+		const output = await credentialType.preAuthentication.call(
+			restrictToCredentialDomains(helpers, credentials),
+			credentials,
+		);
+		return (output as ICredentialDataDecryptedObject) ?? undefined;
+	}
+
+	/** Server `resolveValue`: expressions resolved with the workflow's engine, falsy → ''. */
+	private resolveValue(
+		parameterValue: string,
+		additionalKeys: IWorkflowDataProxyAdditionalKeys,
+		workflow: Workflow,
+		node: INode,
+	): string {
+		if (!isExpression(parameterValue)) {
+			return parameterValue;
+		}
+		const returnValue = workflow.expression.getSimpleParameterValue(
+			node,
+			parameterValue,
+			'internal',
+			additionalKeys,
+			undefined,
+			'',
+		);
+		if (!returnValue) {
+			return '';
+		}
+		return returnValue.toString();
+	}
+
+	getParentTypes(typeName: string): string[] {
+		return this.pkg.getParentTypes(typeName);
+	}
+
+	isCredentialUsableByNode(credentialType: string, nodeType: string): boolean {
+		if (!this.pkg.hasCredentialType(credentialType)) return true;
+		const typeDef = this.pkg.getCredentialType(credentialType);
+		if (!typeDef.restrictToSupportedNodes) return true;
+		const fullName = this.pkg.resolveNodeTypeName(nodeType) ?? nodeType;
+		return this.pkg.getSupportedNodes(credentialType).includes(fullName);
+	}
+
+	async getCredentials(
+		nodeCredential: INodeCredentialsDetails,
+		type: string,
+	): Promise<ICredentials> {
+		const data = this.lookup(nodeCredential, type);
+		const credentials = new n8nCore.Credentials(
+			{ id: nodeCredential.id ?? type, name: nodeCredential.name },
+			type,
+		);
+		await credentials.setData(data);
+		return credentials;
+	}
+
+	private lookup(nodeCredential: INodeCredentialsDetails | undefined, type: string) {
+		const data = this.store[type];
+		if (data === undefined) {
+			const given = Object.keys(this.store);
+			throw new UserError(
+				`Credential with ID "${nodeCredential?.id ?? ''}" does not exist for type "${type}". ` +
+					`The harness resolves credentials by type; pass \`credentials: { ${type}: { ... } }\`` +
+					(given.length ? ` (given: ${given.join(', ')})` : ''),
+			);
+		}
+		return data;
+	}
+
+	async getDecrypted(
+		additionalData: IWorkflowExecuteAdditionalData,
+		nodeCredentials: INodeCredentialsDetails,
+		type: string,
+		mode: WorkflowExecuteMode,
+		executeData?: IExecuteData,
+		raw?: boolean,
+		expressionResolveValues?: ICredentialsExpressionResolveValues,
+	): Promise<ICredentialDataDecryptedObject> {
+		const decryptedDataOriginal = structuredClone(this.lookup(nodeCredentials, type));
+		if (raw === true) {
+			return decryptedDataOriginal;
+		}
+		return await this.applyDefaultsAndOverwrites(
+			additionalData,
+			decryptedDataOriginal,
+			type,
+			mode,
+			executeData,
+			expressionResolveValues,
+		);
+	}
+
+	/** Server `applyDefaultsAndOverwrites` (there are no credential overwrites in the harness). */
+	async applyDefaultsAndOverwrites(
+		additionalData: IWorkflowExecuteAdditionalData,
+		decryptedDataOriginal: ICredentialDataDecryptedObject,
+		type: string,
+		mode: WorkflowExecuteMode,
+		executeData?: IExecuteData,
+		expressionResolveValues?: ICredentialsExpressionResolveValues,
+	): Promise<ICredentialDataDecryptedObject> {
+		const credentialsProperties = this.getCredentialsProperties(type);
+
+		let decryptedData = NodeHelpers.getNodeParameters(
+			credentialsProperties,
+			decryptedDataOriginal as INodeParameters,
+			true,
+			false,
+			null,
+			null,
+		) as ICredentialDataDecryptedObject;
+
+		for (const key of ['oauthTokenData', 'allowedHttpRequestDomains', 'allowedDomains']) {
+			if (decryptedData[key] === undefined && decryptedDataOriginal[key] !== undefined) {
+				decryptedData[key] = decryptedDataOriginal[key];
+			}
+		}
+
+		const additionalKeys = n8nCore.getAdditionalKeys(additionalData, mode, null, {
+			isCredential: true,
+		});
+
+		if (expressionResolveValues) {
+			try {
+				decryptedData = expressionResolveValues.workflow.expression.getParameterValue(
+					decryptedData as INodeParameters,
+					expressionResolveValues.runExecutionData,
+					expressionResolveValues.runIndex,
+					expressionResolveValues.itemIndex,
+					expressionResolveValues.node.name,
+					expressionResolveValues.connectionInputData,
+					mode,
+					additionalKeys,
+					executeData,
+					false,
+					decryptedData,
+				) as ICredentialDataDecryptedObject;
+			} catch (e) {
+				(e as Error).message += ' [Error resolving credentials]';
+				throw e;
+			}
+		} else {
+			const workflow = new n8nWorkflow.Workflow({
+				nodes: [mockNode],
+				connections: {},
+				active: false,
+				nodeTypes: mockNodeTypes,
+			});
+			await workflow.expression.acquireIsolate();
+			try {
+				decryptedData = workflow.expression.getComplexParameterValue(
+					mockNode,
+					decryptedData as INodeParameters,
+					mode,
+					additionalKeys,
+					undefined,
+					undefined,
+					decryptedData,
+				) as ICredentialDataDecryptedObject;
+			} finally {
+				await workflow.expression.releaseIsolate();
+			}
+		}
+
+		return decryptedData;
+	}
+
+	async updateCredentials(
+		_nodeCredentials: INodeCredentialsDetails,
+		type: string,
+		data: ICredentialDataDecryptedObject,
+	): Promise<void> {
+		this.store[type] = structuredClone(data);
+		this.updates.push({ type, data: structuredClone(data) });
+	}
+
+	async updateCredentialsOauthTokenData(
+		nodeCredentials: INodeCredentialsDetails,
+		type: string,
+		data: ICredentialDataDecryptedObject,
+	): Promise<void> {
+		const stored = this.lookup(nodeCredentials, type);
+		await this.updateCredentials(nodeCredentials, type, {
+			...stored,
+			oauthTokenData: data.oauthTokenData,
+		});
+	}
+
+	getCredentialsProperties(type: string): INodeProperties[] {
+		const credentialTypeData = this.pkg.getCredentialType(type);
+
+		if (credentialTypeData.extends === undefined) {
+			if (['oAuth1Api', 'oAuth2Api'].includes(type)) {
+				return [
+					...credentialTypeData.properties,
+					{
+						displayName: 'oauthTokenData',
+						name: 'oauthTokenData',
+						type: 'json',
+						required: false,
+						default: {},
+					},
+				];
+			}
+			return credentialTypeData.properties;
+		}
+
+		const combineProperties = [] as INodeProperties[];
+		for (const credentialsTypeName of credentialTypeData.extends) {
+			const mergeCredentialProperties = this.getCredentialsProperties(credentialsTypeName);
+			NodeHelpers.mergeNodeProperties(combineProperties, mergeCredentialProperties);
+		}
+		NodeHelpers.mergeNodeProperties(combineProperties, credentialTypeData.properties);
+		return combineProperties;
+	}
+}
