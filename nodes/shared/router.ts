@@ -60,6 +60,7 @@ export async function router(
 	const items = this.getInputData();
 	const { scheduler } = beginRun(this, readRequestPolicy(this));
 	const continueOnFail = this.continueOnFail();
+	scheduler.stopOnFailure = !continueOnFail;
 	const results = new Array<ItemResult>(items.length);
 
 	// Phase 1: each item reads and checks its parameters; its send waits at the gate.

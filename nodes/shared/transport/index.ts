@@ -152,77 +152,81 @@ export async function serviceRequest<T = unknown>(
 	for (let attempt = 1; ; attempt++) {
 		if (state.haltedBy) throw haltedError(this, state.haltedBy, itemIndex);
 		const release = await scheduler.acquire(itemIndex, { gated: !idempotent });
-		if (state.haltedBy) {
-			// It halted while this item waited for its turn.
-			release();
-			throw haltedError(this, state.haltedBy, itemIndex);
-		}
-		let response: IN8nHttpFullResponse | undefined;
-		let thrown: unknown;
+		let outcome: AttemptOutcome;
+		let finalError: () => NodeApiError;
+		// The slot is held until the answer is judged, so that a failure which stops the run
+		// stops it before the next waiting request can start.
 		try {
-			response = (await this.helpers.httpRequestWithAuthentication.call(this, api.credentialType, options, {
-				credentialsDecrypted,
-			})) as IN8nHttpFullResponse;
-		} catch (error) {
-			thrown = error;
+			if (state.haltedBy) throw haltedError(this, state.haltedBy, itemIndex);
+			let response: IN8nHttpFullResponse | undefined;
+			let thrown: unknown;
+			try {
+				response = (await this.helpers.httpRequestWithAuthentication.call(this, api.credentialType, options, {
+					credentialsDecrypted,
+				})) as IN8nHttpFullResponse;
+			} catch (error) {
+				thrown = error;
+			}
+
+			if (response) {
+				const status = response.statusCode;
+				const body: unknown = response.body;
+				const failure = readFailure(body, status >= 400);
+				if (!failure && status < 400) return body as T;
+				const reason = failure ?? { reason: `The service answered HTTP ${status}` };
+				const kind = classifyFailure(reason.reason, status);
+				const retryAfterMs = parseRetryAfter(response.headers?.['retry-after']);
+				if (status === 429 || kind === 'rateLimit') {
+					outcome = { type: 'rateLimited', retryAfterMs };
+				} else if (status >= 500) {
+					outcome = { type: 'serverError' };
+				} else {
+					const error = serviceError(node, { status, failure: reason, itemIndex, body, kind });
+					if (FAILURE_KINDS[kind].stopsRun) state.haltedBy ??= error;
+					throw scheduler.failed(error);
+				}
+				const judged = outcome;
+				finalError = () =>
+					serviceError(node, {
+						status,
+						failure: reason,
+						itemIndex,
+						body,
+						kind: judged.type === 'rateLimited' ? 'rateLimit' : kind,
+						retryAfterMs,
+						...mayHaveBeenSent(judged, idempotent, policy),
+					});
+			} else {
+				const thrownOutcome = outcomeOfThrown(thrown);
+				if (!thrownOutcome) throw scheduler.failed(unexpectedError(this, thrown, itemIndex));
+				outcome = thrownOutcome;
+				finalError = () => connectionError(this, thrownOutcome, options.url, itemIndex, idempotent, policy);
+			}
+
+			if (attempt > policy.maxRetries || !isRetryable(outcome, idempotent, policy.retrySendsOnServerError)) {
+				throw scheduler.failed(finalError());
+			}
+			if (outcome.type === 'rateLimited' && (outcome.retryAfterMs ?? 0) > policy.maxWaitMs) {
+				throw scheduler.failed(
+					serviceError(node, {
+						status: 429,
+						failure: {
+							reason: `Rate limited: the service asked to wait ${Math.ceil(outcome.retryAfterMs! / 1000)} s, more than Max Wait (${Math.round(policy.maxWaitMs / 1000)} s)`,
+						},
+						itemIndex,
+						kind: 'rateLimit',
+						retryAfterMs: outcome.retryAfterMs,
+					}),
+				);
+			}
+			if (outcome.type === 'rateLimited') {
+				// Every request of the run waits: the limit is the account's, not this item's.
+				scheduler.pauseUntil(Date.now() + (outcome.retryAfterMs ?? Math.min(backoffMs(attempt), policy.maxWaitMs)));
+			}
 		} finally {
 			release();
 		}
-
-		let outcome: AttemptOutcome;
-		let lastError: () => NodeApiError;
-		if (response) {
-			const status = response.statusCode;
-			const failure = readFailure(response.body, status >= 400);
-			if (!failure && status < 400) return response.body as T;
-			const reason = failure ?? { reason: `The service answered HTTP ${status}` };
-			const kind = classifyFailure(reason.reason, status);
-			const retryAfterMs = parseRetryAfter(response.headers?.['retry-after']);
-			if (status === 429 || kind === 'rateLimit') {
-				outcome = { type: 'rateLimited', retryAfterMs };
-			} else if (status >= 500) {
-				outcome = { type: 'serverError' };
-			} else {
-				const error = serviceError(node, { status, failure: reason, itemIndex, body: response.body, kind });
-				if (FAILURE_KINDS[kind].stopsRun) state.haltedBy ??= error;
-				throw error;
-			}
-			lastError = () =>
-				serviceError(node, {
-					status,
-					failure: reason,
-					itemIndex,
-					body: response!.body,
-					kind: outcome.type === 'rateLimited' ? 'rateLimit' : kind,
-					retryAfterMs,
-					...mayHaveBeenSent(outcome, idempotent, policy),
-				});
-		} else {
-			const thrownOutcome = outcomeOfThrown(thrown);
-			if (!thrownOutcome) throw unexpectedError(this, thrown, itemIndex);
-			outcome = thrownOutcome;
-			lastError = () => connectionError(this, outcome, options.url, itemIndex, idempotent, policy);
-		}
-
-		if (attempt > policy.maxRetries || !isRetryable(outcome, idempotent, policy.retrySendsOnServerError)) {
-			throw lastError();
-		}
-		if (outcome.type === 'rateLimited') {
-			const waitMs = outcome.retryAfterMs ?? backoffMs(attempt);
-			if (waitMs > policy.maxWaitMs) {
-				throw serviceError(node, {
-					status: 429,
-					failure: { reason: `Rate limited: the service asked to wait ${Math.ceil(waitMs / 1000)} s, more than Max Wait (${Math.round(policy.maxWaitMs / 1000)} s)` },
-					itemIndex,
-					kind: 'rateLimit',
-					retryAfterMs: waitMs,
-				});
-			}
-			// Every request of the run waits: the limit is the account's, not this item's.
-			scheduler.pauseUntil(Date.now() + waitMs);
-		} else {
-			await sleep(backoffMs(attempt));
-		}
+		if (outcome.type !== 'rateLimited') await sleep(backoffMs(attempt));
 	}
 }
 

@@ -59,6 +59,9 @@ export class RequestScheduler {
 	/** Told when a held send reaches the gate, with its item index. */
 	onGateArrival?: (itemIndex: number) => void;
 
+	/** Whether an item's failure ends the run (n8n without "Continue On Fail"). */
+	stopOnFailure = false;
+
 	constructor(readonly pacing: Pacing) {
 		const perSecondSpacing = pacing.maxPerSecond > 0 ? 1000 / pacing.maxPerSecond : 0;
 		const perMinuteSpacing = pacing.maxPerMinute > 0 ? 60_000 / pacing.maxPerMinute : 0;
@@ -85,6 +88,15 @@ export class RequestScheduler {
 		if (this.stoppedWith) return;
 		this.stoppedWith = error;
 		for (const waiter of [...this.gateWaiters.splice(0), ...this.slotWaiters.splice(0)]) waiter.reject(error);
+	}
+
+	/**
+	 * An item failed for good. Without Continue On Fail nothing more may start, and this must
+	 * happen before the failing request gives up its slot. Returns the error, for `throw`.
+	 */
+	failed<E extends Error>(error: E): E {
+		if (this.stopOnFailure) this.stop(new RunStoppedError());
+		return error;
 	}
 
 	/** The service asked us to wait: no request starts before `until` (epoch ms). */

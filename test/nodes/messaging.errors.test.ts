@@ -1,0 +1,229 @@
+import { describe, expect, it } from 'vitest';
+
+import { n8nWorkflow } from '../harness';
+import { APPOINTMENT_REMINDER, mapperValue, runMessaging, useEmulator } from './setup';
+
+const emulator = useEmulator();
+
+const send = (extra: Record<string, unknown> = {}) => ({
+	resource: 'message',
+	operation: 'send',
+	phone: '={{ $json.phone }}',
+	text: '={{ $json.text }}',
+	...extra,
+});
+
+describe('direct send: the service reasons of spec part 7 become NodeApiErrors with a hint', () => {
+	const cases: Array<{
+		name: string;
+		arrange: (emu: ReturnType<typeof emulator>) => void;
+		item?: Record<string, unknown>;
+		parameters?: Record<string, unknown>;
+		reason: RegExp;
+		hint: RegExp;
+		status: string;
+	}> = [
+		{ name: 'message limit for the number', arrange: (emu) => emu.setAccount({ perNumberLimit: 0 }), reason: /Message limit for this number reached/, hint: /limit for one number/, status: '400' },
+		{
+			name: 'attachment not public',
+			arrange: () => {},
+			parameters: { additionalFields: { attachment: 'https://files.invalid/a.pdf' } },
+			reason: /not public or not accessible/,
+			hint: /public and reachable/,
+			status: '400',
+		},
+		{ name: 'insufficient credits', arrange: (emu) => emu.setAccount({ credits: 0 }), reason: /Insufficient credits/, hint: /Top up credits/, status: '403' },
+		{ name: 'subscription expired', arrange: (emu) => emu.setAccount({ subscriptionExpired: true }), reason: /Subscription expired/, hint: /Renew it/, status: '403' },
+		{ name: 'unique number limit', arrange: (emu) => emu.setAccount({ uniqueNumberLimit: 0 }), reason: /Unique number limit reached/, hint: /distinct recipients/, status: '403' },
+		{
+			name: 'file too large',
+			arrange: (emu) => emu.setAttachment('https://files.example.com/big.png', { bytes: 6 * 1024 * 1024 }),
+			parameters: { additionalFields: { attachment: 'https://files.example.com/big.png' } },
+			reason: /File size or type not accepted/,
+			hint: /too large or of a type/,
+			status: '400',
+		},
+		{ name: 'recipient not on the platform', arrange: () => {}, item: { phone: '+15550000000' }, reason: /no active account/, hint: /another channel/, status: '400' },
+		{
+			name: 'rate limit beyond Max Wait',
+			arrange: (emu) => emu.setFaults({ rateLimit: { limit: 0, windowMs: 60_000, retryAfterSeconds: 120 } }),
+			parameters: { options: { maxWaitSeconds: 5 } },
+			reason: /Rate limited: the service asked to wait 120 s, more than Max Wait \(5 s\)/,
+			hint: /Max Requests Per Second/,
+			status: '429',
+		},
+	];
+
+	it.each(cases)('$name', async ({ arrange, item, parameters, reason, hint, status }) => {
+		arrange(emulator());
+		const run = await runMessaging(emulator(), send(parameters), [{ phone: '+14155550123', text: 'hello', ...item }]);
+		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeApiError);
+		const error = run.error as InstanceType<typeof n8nWorkflow.NodeApiError>;
+		expect(error.message).toMatch(reason);
+		expect(error.message).not.toMatch(/Message sending failed/);
+		expect(error.description).toMatch(hint);
+		expect(error.httpCode).toBe(status);
+		expect(error.context.itemIndex).toBe(0);
+		expect(emulator().deliveries).toHaveLength(0);
+	});
+
+	it('a wrong token', async () => {
+		const credentialData = { ...emulator().credentials.messagingBearerApi, accessToken: 'wrong-token-123' };
+		const run = await runMessaging(emulator(), send(), [{ phone: '+14155550123', text: 'x' }], { credentialData });
+		expect(run.error?.message).toMatch(/Authentication failed: invalid API token/);
+		expect((run.error as { description?: string }).description).toMatch(/Create a new one/);
+		expect((run.error as { httpCode?: string }).httpCode).toBe('401');
+		// Sent once: n8n's own helper would have sent it a second time after the 401.
+		expect(emulator().requests).toHaveLength(1);
+	});
+});
+
+describe('the other error bodies', () => {
+	it('template send {error: {code, message}}', async () => {
+		const run = await runMessaging(
+			emulator(),
+			{
+				resource: 'message',
+				operation: 'sendTemplate',
+				phoneNumber: '+14155550123',
+				template: { __rl: true, mode: 'id', value: 'deadbeef-5678-4bcd-9ef0-123456789a04' },
+				variables: mapperValue({ body1: '10%' }),
+			},
+			[{}],
+		);
+		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeApiError);
+		expect(run.error?.message).toMatch(/\(code TEMPLATE_NOT_APPROVED\)$/);
+		expect((run.error as { httpCode?: string }).httpCode).toBe('400');
+	});
+
+	it('dashboard {success: false, message, details}', async () => {
+		emulator().setAccount({ credits: 0 });
+		const run = await runMessaging(emulator(), { resource: 'message', operation: 'sendDashboard', to: '+14155550123', text: 'x' }, [{}]);
+		const error = run.error as InstanceType<typeof n8nWorkflow.NodeApiError>;
+		expect(error).toBeInstanceOf(n8nWorkflow.NodeApiError);
+		expect(error.httpCode).toBe('402');
+		expect(error.description).toMatch(/Top up credits/);
+		expect(error.description).toMatch(/Details: /);
+	});
+
+	it('alternative send with a wrong key', async () => {
+		const credentialData = { ...emulator().credentials.messagingXApiKeyApi, apiKey: 'nope' };
+		const run = await runMessaging(
+			emulator(),
+			{ resource: 'message', operation: 'sendAlternative', to: '+14155550123', message: 'x' },
+			[{}],
+			{ credentialData },
+		);
+		expect((run.error as { httpCode?: string }).httpCode).toBe('401');
+	});
+
+	it.each([
+		['send', send(), 'Internal delivery error'],
+		[
+			'sendTemplate',
+			{
+				resource: 'message',
+				operation: 'sendTemplate',
+				phoneNumber: '+14155550123',
+				template: { __rl: true, mode: 'id', value: APPOINTMENT_REMINDER },
+				variables: mapperValue({ body1: 'a', body2: 'b' }),
+			},
+			'',
+		],
+		['sendDashboard', { resource: 'message', operation: 'sendDashboard', to: '+14155550123', text: 'x' }, 'Delivery failed'],
+	])('a 200 that reports failure (%s) is a failure', async (_, parameters, reason) => {
+		emulator().setFaults({ script: ['success-false'] });
+		const run = await runMessaging(emulator(), parameters, [{ phone: '+14155550123', text: 'x' }]);
+		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeApiError);
+		expect(run.error?.message).toContain(reason);
+		expect((run.error as { httpCode?: string }).httpCode).toBe('200');
+		expect(emulator().requests).toHaveLength(1);
+		expect(emulator().deliveries).toHaveLength(0);
+	});
+});
+
+describe('bad input fails before any request, naming the item and the field', () => {
+	it.each([
+		[{ phone: '4155550123', text: 'x' }, /Phone \(phone\): "4155550123" is not a phone number in E.164 format \[item 0\]/],
+		[{ phone: '+14155550123', text: '   ' }, /Text \(text\): must not be empty \[item 0\]/],
+		[{ phone: '+14155550123', text: 'x', url: 'ftp://files.example.com/a.pdf' }, /Attachment URL \(additionalFields\.attachment\): .* must start with https:\/\/ or http:\/\//],
+		[{ phone: '+14155550123', text: 'x', url: 'https://files.example.com/a.gif' }, /files of type \.gif are not accepted/],
+	])('%j', async (item, message) => {
+		const run = await runMessaging(emulator(), send({ additionalFields: { attachment: '={{ $json.url }}' } }), [item]);
+		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeOperationError);
+		expect(run.error?.message).toMatch(message);
+		expect((run.error as { context: { itemIndex?: number } }).context.itemIndex).toBe(0);
+		expect(emulator().requests).toHaveLength(0);
+	});
+
+	it('one bad item stops the batch before any message of it is sent', async () => {
+		const items = [
+			{ phone: '+14155550101', text: 'a' },
+			{ phone: '+14155550102', text: 'b' },
+			{ phone: 'call me', text: 'c' },
+			{ phone: '+14155550104', text: 'd' },
+		];
+		const run = await runMessaging(emulator(), send({ options: { maxConcurrent: 4 } }), items);
+		expect(run.error?.message).toMatch(/\[item 2\]/);
+		expect((run.error as { context: { itemIndex?: number } }).context.itemIndex).toBe(2);
+		expect(emulator().requests).toHaveLength(0);
+	});
+
+	it('a base URL the operation needs but the credential lacks', async () => {
+		const credentialData = { ...emulator().credentials.messagingBearerApi, sendBaseUrl: '' };
+		const run = await runMessaging(emulator(), send(), [{ phone: '+14155550123', text: 'x' }], { credentialData });
+		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeOperationError);
+		expect(run.error?.message).toMatch(/Send Base URL \(sendBaseUrl\) is empty/);
+		expect(emulator().requests).toHaveLength(0);
+	});
+
+	it('a plain http base URL that is not loopback', async () => {
+		const credentialData = { ...emulator().credentials.messagingBearerApi, sendBaseUrl: 'http://api.example.com/api:x' };
+		const run = await runMessaging(emulator(), send(), [{ phone: '+14155550123', text: 'x' }], { credentialData });
+		expect(run.error?.message).toMatch(/Send Base URL \(sendBaseUrl\) "http:\/\/api\.example\.com\/api:x" uses plain http:\/\/; the service requires https:\/\//);
+	});
+
+	it('a base URL pasted with a trailing slash works', async () => {
+		const credentialData = { ...emulator().credentials.messagingBearerApi };
+		credentialData.sendBaseUrl += '/';
+		const run = await runMessaging(emulator(), send(), [{ phone: '+14155550123', text: 'x' }], { credentialData });
+		expect(run.error).toBeUndefined();
+		expect(emulator().requests[0].path).toBe('/api:snd7f3a/send');
+	});
+});
+
+describe('Continue On Fail', () => {
+	const items = [
+		{ phone: '+14155550101', text: 'a' },
+		{ phone: '+15550000000', text: 'not on the platform' },
+		{ phone: 'nonsense', text: 'bad input' },
+		{ phone: '+14155550104', text: 'd' },
+	];
+
+	it('turns each failure into an item holding only `error`, paired to its input, and goes on', async () => {
+		const run = await runMessaging(emulator(), send(), items, { continueOnFail: true });
+		expect(run.error).toBeUndefined();
+		expect(run.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
+		expect(run.items[1].json).toEqual({ error: 'Recipient has no active account on the messaging platform' });
+		expect(Object.keys(run.items[2].json)).toEqual(['error']);
+		expect(run.items[2].json.error).toMatch(/Phone \(phone\)/);
+		expect(run.items[0].json.success).toBe(true);
+		expect(run.items[3].json.success).toBe(true);
+		expect(emulator().deliveries.map((delivery) => delivery.recipient)).toEqual(['+14155550101', '+14155550104']);
+	});
+
+	it('with "Continue (using error output)" the failed items go to the error output', async () => {
+		const run = await runMessaging(emulator(), send(), items, { onError: 'continueErrorOutput' });
+		expect(run.error).toBeUndefined();
+		expect(run.outputs[0].map((item) => item.json.to)).toEqual(['+14155550101', '+14155550104']);
+		expect(run.outputs[1].map((item) => item.pairedItem)).toEqual([{ item: 1 }, { item: 2 }]);
+	});
+
+	it('without it, the run fails with the service reason of the failing item', async () => {
+		const run = await runMessaging(emulator(), send(), [items[0], items[1], items[3]]);
+		expect(run.error?.message).toBe('Recipient has no active account on the messaging platform');
+		expect((run.error as { context: { itemIndex?: number } }).context.itemIndex).toBe(1);
+		// Item 2 came after the failure and was never sent.
+		expect(emulator().deliveries.map((delivery) => delivery.recipient)).toEqual(['+14155550101']);
+	});
+});

@@ -1,0 +1,94 @@
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+
+import { startEmulator } from '../emulator';
+import type { Emulator } from '../emulator';
+import { runNode } from '../harness';
+
+/** One emulator per test file, reset before every test. */
+export function useEmulator(): () => Emulator {
+	let emulator: Emulator | undefined;
+	beforeAll(async () => {
+		emulator = await startEmulator();
+	});
+	beforeEach(() => emulator?.reset());
+	afterAll(async () => {
+		await emulator?.close();
+	});
+	return () => {
+		if (!emulator) throw new Error('emulator not started');
+		return emulator;
+	};
+}
+
+export const CREDENTIAL_OF_OPERATION: Record<string, string> = {
+	send: 'messagingBearerApi',
+	sendTemplate: 'messagingBearerApi',
+	getAll: 'messagingBearerApi',
+	sendDashboard: 'messagingAuthorizationKeyApi',
+	sendAlternative: 'messagingXApiKeyApi',
+};
+
+export interface RunOptions {
+	continueOnFail?: boolean;
+	onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+	/** Replaces the emulator's credential data of the operation's credential type. */
+	credentialData?: IDataObject;
+}
+
+/** Runs the Messaging node once over `items` against the emulator. */
+export async function runMessaging(emulator: Emulator, parameters: INodeParameters, items: IDataObject[], options: RunOptions = {}) {
+	const credentialType = CREDENTIAL_OF_OPERATION[String(parameters.operation)];
+	return await runNode({
+		node: {
+			type: 'messaging',
+			parameters,
+			credentials: [credentialType],
+			continueOnFail: options.continueOnFail,
+			onError: options.onError,
+		},
+		items,
+		credentials: {
+			...emulator.credentials,
+			...(options.credentialData ? { [credentialType]: options.credentialData } : {}),
+		},
+	});
+}
+
+export async function runSandbox(emulator: Emulator, parameters: INodeParameters, items: IDataObject[], options: RunOptions = {}) {
+	return await runNode({
+		node: {
+			type: 'sandboxPlants',
+			parameters: { resource: 'plant', ...parameters },
+			credentials: ['messagingBearerApi'],
+			continueOnFail: options.continueOnFail,
+			onError: options.onError,
+		},
+		items,
+		credentials: {
+			...emulator.credentials,
+			...(options.credentialData ? { messagingBearerApi: options.credentialData } : {}),
+		},
+	});
+}
+
+export const APPOINTMENT_REMINDER = '3f1c2a9e-7b4d-4e8a-9c61-2d5e8f0a1b01';
+export const ORDER_CONFIRMATION = '8a7b6c5d-4e3f-4a2b-9c1d-0e9f8a7b6c02';
+
+/** A resource mapper value as the editor saves it for the given variable names. */
+export function mapperValue(values: Record<string, unknown>, fields = Object.keys(values)) {
+	return {
+		mappingMode: 'defineBelow',
+		value: values,
+		matchingColumns: [],
+		schema: fields.map((id) => ({
+			id,
+			displayName: id,
+			required: true,
+			defaultMatch: false,
+			display: true,
+			type: 'string',
+			canBeUsedToMatch: false,
+		})),
+	};
+}
