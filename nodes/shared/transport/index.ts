@@ -240,6 +240,17 @@ function mayHaveBeenSent(outcome: AttemptOutcome, idempotent: boolean, policy: R
 	return { messageSuffix: `. ${MAY_HAVE_BEEN_SENT}`, note: 'Turn on "Retry Sends After Server Errors" only if a duplicate is acceptable.' };
 }
 
+// In words: NodeApiError swaps a message that contains an error code for a generic one.
+const CONNECTION_FAILURES: Record<string, string> = {
+	ECONNREFUSED: 'the connection was refused',
+	ECONNRESET: 'the connection was dropped before an answer',
+	EPIPE: 'the connection was dropped before an answer',
+	ENOTFOUND: 'the host name was not found',
+	EAI_AGAIN: 'the host name could not be looked up',
+	EHOSTUNREACH: 'the host is unreachable',
+	ENETUNREACH: 'the network is unreachable',
+};
+
 function connectionError(
 	context: RequestContext,
 	outcome: AttemptOutcome,
@@ -249,14 +260,15 @@ function connectionError(
 	policy: RequestPolicy,
 ): NodeApiError {
 	const host = safeHost(url);
+	const code = outcome.type === 'connectionFailed' ? outcome.code : undefined;
 	const what =
 		outcome.type === 'timedOut'
 			? `No answer from ${host} within ${Math.round(policy.timeoutMs / 1000)} s`
-			: `Could not reach ${host} (${outcome.type === 'connectionFailed' ? outcome.code : 'connection failed'})`;
+			: `Could not reach ${host}: ${(code && CONNECTION_FAILURES[code]) ?? 'the connection failed'}`;
 	const suffix = mayHaveBeenSent(outcome, idempotent, policy).messageSuffix ?? '';
 	return new NodeApiError(context.getNode(), { message: what }, {
 		message: `${what}${suffix}`,
-		description: 'Check the base URL in the credential and that the service is reachable from n8n.',
+		description: `Check the base URL in the credential and that the service is reachable from n8n.${code ? ` (${code})` : ''}`,
 		itemIndex,
 		failure: { cause: 'temporarily-unavailable' },
 	});

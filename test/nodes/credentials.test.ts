@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+
+import { callCredentialTest } from '../harness';
+import { useEmulator } from './setup';
+
+const emulator = useEmulator();
+
+describe('credential tests never send a message', () => {
+	it('Bearer: lists templates with the token', async () => {
+		const ok = await callCredentialTest({ credentialType: 'messagingBearerApi', data: emulator().credentials.messagingBearerApi });
+		expect(ok.status).toBe('OK');
+		expect(emulator().requests[0]).toMatchObject({ api: 'templates', method: 'GET' });
+		expect(emulator().requests[0].headers.authorization).toBe(`Bearer ${emulator().tokens.bearer}`);
+		const wrong = await callCredentialTest({
+			credentialType: 'messagingBearerApi',
+			data: { ...emulator().credentials.messagingBearerApi, accessToken: 'wrong' },
+		});
+		expect(wrong.status).toBe('Error');
+	});
+
+	it('Bearer with only a sandbox URL: lists one plant', async () => {
+		const { accessToken, sandboxBaseUrl } = emulator().credentials.messagingBearerApi;
+		const ok = await callCredentialTest({ credentialType: 'messagingBearerApi', data: { accessToken, sandboxBaseUrl: `${sandboxBaseUrl}/` } });
+		expect(ok.status).toBe('OK');
+		expect(emulator().requests[0]).toMatchObject({ api: 'plantsList', method: 'GET', path: '/sandbox/plants', query: { limit: '1' } });
+	});
+
+	it.each([
+		['messagingAuthorizationKeyApi', 'dashboard', (key: string) => ({ authorization: key })],
+		['messagingXApiKeyApi', 'alternative', (key: string) => ({ 'x-api-key': key })],
+	] as const)('%s: an empty-body probe, key accepted on a body refusal and refused on 401', async (type, api, header) => {
+		const data = emulator().credentials[type];
+		const ok = await callCredentialTest({ nodeType: 'messaging', credentialType: type, data });
+		expect(ok).toEqual({ status: 'OK', message: 'Key accepted' });
+		const [probe] = emulator().requests;
+		expect(probe).toMatchObject({ api, method: 'POST', body: {} });
+		expect(probe.headers).toMatchObject(header(String(data.apiKey)));
+		expect(probe.status).toBe(400);
+
+		const wrong = await callCredentialTest({ nodeType: 'messaging', credentialType: type, data: { ...data, apiKey: 'wrong-key' } });
+		expect(wrong.status).toBe('Error');
+		expect(wrong.message).toMatch(/The key was refused \(HTTP 401\)/);
+		expect(wrong.message).not.toContain('wrong-key');
+		expect(emulator().deliveries).toHaveLength(0);
+	});
+
+	it('refuses a plain http URL off loopback without calling it', async () => {
+		const result = await callCredentialTest({
+			nodeType: 'messaging',
+			credentialType: 'messagingXApiKeyApi',
+			data: { apiKey: 'k', apiUrl: 'http://api.example.com' },
+		});
+		expect(result.status).toBe('Error');
+		expect(result.message).toMatch(/requires https/);
+	});
+});

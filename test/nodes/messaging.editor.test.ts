@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+
+import { callListSearch, callResourceMapper } from '../harness';
+import { APPOINTMENT_REMINDER, ORDER_CONFIRMATION, useEmulator } from './setup';
+
+const emulator = useEmulator();
+
+const editor = (parameters: Record<string, unknown> = {}) => ({
+	nodeType: 'messaging',
+	credentials: emulator().credentials,
+	parameters: { resource: 'message', operation: 'sendTemplate', ...parameters },
+});
+
+describe('template picker (list search)', () => {
+	it("lists the account's templates live, approved first, with language, category and status", async () => {
+		const result = await callListSearch({ ...editor(), method: 'searchTemplates' });
+		const templates = emulator().templates;
+		expect(result.results).toHaveLength(templates.length);
+		expect(new Set(result.results.map((entry) => entry.value))).toEqual(new Set(templates.map((t) => t.template_id)));
+		const statuses = result.results.map((entry) => templates.find((t) => t.template_id === entry.value)!.status);
+		const firstOther = statuses.findIndex((status) => status !== 'APPROVED');
+		expect(statuses.slice(firstOther).every((status) => status !== 'APPROVED')).toBe(true);
+		expect(result.results).toContainEqual({ name: 'appointment_reminder (en · UTILITY · APPROVED)', value: APPOINTMENT_REMINDER });
+		const request = emulator().requests[0];
+		expect(request).toMatchObject({ api: 'templates', method: 'GET', path: '/api:tpl2d4e/get_templates' });
+		expect(request.headers.authorization).toBe(`Bearer ${emulator().tokens.bearer}`);
+	});
+
+	it('searches by name', async () => {
+		const result = await callListSearch({ ...editor(), method: 'searchTemplates', filter: 'ORDER' });
+		expect(result.results.map((entry) => entry.value)).toEqual([ORDER_CONFIRMATION]);
+	});
+});
+
+describe('template variables (resource mapper)', () => {
+	const fieldsOf = async (templateId: string) =>
+		await callResourceMapper({
+			...editor({ template: { __rl: true, mode: 'list', value: templateId } }),
+			method: 'getTemplateVariables',
+		});
+
+	it("shows the picked template's body variables", async () => {
+		const result = await fieldsOf(APPOINTMENT_REMINDER);
+		expect(result.fields.map((field) => [field.id, field.displayName, field.required, field.type])).toEqual([
+			['body1', 'Body 1', true, 'string'],
+			['body2', 'Body 2', true, 'string'],
+		]);
+	});
+
+	it('adds media and visit_website where the template has them', async () => {
+		const result = await fieldsOf(ORDER_CONFIRMATION);
+		expect(result.fields.map((field) => field.id).sort()).toEqual([...emulator().templateVariables[ORDER_CONFIRMATION]].sort());
+		expect(result.fields.map((field) => field.id)).toEqual(['body1', 'body2', 'body3', 'media', 'visit_website']);
+	});
+
+	it('matches what the service expects for every template', async () => {
+		for (const template of emulator().templates) {
+			const result = await fieldsOf(template.template_id);
+			expect(result.fields.map((field) => field.id).sort()).toEqual([...emulator().templateVariables[template.template_id]].sort());
+		}
+	});
+
+	it('explains an empty list', async () => {
+		expect((await fieldsOf('c0ffee00-1234-4abc-8def-0123456789a3')).emptyFieldsNotice).toBe('This template has no variables');
+		expect((await fieldsOf('00000000-0000-4000-8000-000000000000')).emptyFieldsNotice).toMatch(/No template with ID/);
+		expect((await fieldsOf('')).emptyFieldsNotice).toBe('Choose a template first');
+	});
+});
