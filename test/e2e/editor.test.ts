@@ -1,0 +1,170 @@
+/**
+ * The editor, in headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core;
+ * install it with scripts/e2e-install-chromium.sh): open a workflow whose Messaging node is
+ * on Message → Send Template with its credential preselected, open the Template list (the
+ * emulator's templates appear), pick the 2-variable appointment reminder (Body 1 and Body 2
+ * appear), fill them, press "Execute step", and check what the service received.
+ * Screenshots go to docs/editor-*.png.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { RequestRecord } from '../emulator/types';
+import { manualTrigger, MESSAGING, chain, useE2e } from './support/harness';
+import { REPO_ROOT } from './support/n8n';
+import type { WorkflowNode } from './support/rest';
+
+const e2e = useE2e();
+const { ctx } = e2e;
+const CHROMIUM = process.env.E2E_CHROMIUM ?? '/usr/bin/chromium';
+const DOCS = join(REPO_ROOT, 'docs');
+const APPOINTMENT_REMINDER = '3f1c2a9e-7b4d-4e8a-9c61-2d5e8f0a1b01';
+const TEMPLATE_NAMES = ['appointment_reminder', 'order_confirmation', 'welcome_message', 'recordatorio_pago', 'spring_sale', 'feature_announcement'];
+
+let context: BrowserContext | undefined;
+let userDataDir: string | undefined;
+
+beforeAll(async () => {
+	if (!existsSync(CHROMIUM)) {
+		throw new Error(`${CHROMIUM} is missing: run scripts/e2e-install-chromium.sh (Debian chromium + fonts-liberation) first`);
+	}
+	userDataDir = mkdtempSync(join(tmpdir(), 'n8n-nodes-messaging-chromium-'));
+	context = await chromium.launchPersistentContext(userDataDir, {
+		executablePath: CHROMIUM,
+		headless: true,
+		args: [
+			'--headless',
+			'--no-sandbox',
+			'--disable-gpu',
+			'--disable-quic',
+			'--no-first-run',
+			'--disable-background-networking',
+			'--disable-component-update',
+			'--disable-sync',
+		],
+		viewport: { width: 1440, height: 900 },
+		deviceScaleFactor: 1,
+	});
+	const [name, value] = ctx.cookie.split('=');
+	await context.addCookies([{ name, value, domain: '127.0.0.1', path: '/', httpOnly: true, sameSite: 'Lax' }]);
+	mkdirSync(DOCS, { recursive: true });
+});
+
+afterAll(async () => {
+	await context?.close().catch(() => {});
+	if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+});
+
+async function templateSends(): Promise<RequestRecord[]> {
+	return (await e2e.emulator.apiRequests()).filter((r) => r.api === 'templateSend');
+}
+
+async function shoot(page: Page, file: string): Promise<void> {
+	await page.mouse.move(5, 895); // no hover effects in the picture
+	await page.waitForTimeout(300);
+	await page.screenshot({ path: join(DOCS, file) });
+}
+
+test('Send Template in the editor: template list, variables, Execute step', async () => {
+	await e2e.emulator.reset();
+	// A new workflow per run: n8n gives the write lock of a workflow to one editor session.
+	const trigger = manualTrigger();
+	const messaging: WorkflowNode = {
+		name: 'Messaging',
+		type: MESSAGING,
+		typeVersion: 1,
+		position: [300, 0],
+		parameters: {
+			resource: 'message',
+			operation: 'sendTemplate',
+			phoneNumber: '+14155550123',
+			template: { __rl: true, mode: 'list', value: '' },
+		},
+		credentials: { messagingBearerApi: ctx.credentials.messagingBearerApi },
+	};
+	const workflow = await e2e.rest.createWorkflow({
+		name: 'Appointment reminder (editor e2e)',
+		nodes: [trigger, messaging],
+		connections: chain([trigger, messaging]),
+		settings: { executionOrder: 'v1' },
+	});
+
+	const page = await context!.newPage();
+	const consoleErrors: string[] = [];
+	page.on('pageerror', (error) => consoleErrors.push(error.message));
+	try {
+		await page.goto(`${ctx.baseUrl}/workflow/${workflow.id}`);
+		const node = page.locator('[data-test-id="canvas-node"][data-node-name="Messaging"]');
+		await node.waitFor({ timeout: 60_000 });
+		await node.dblclick();
+		const ndv = page.locator('[data-test-id="ndv"]');
+		await ndv.waitFor();
+
+		// The credential is preselected, and only the Bearer one is asked for (operation sendTemplate).
+		const credentialSelect = ndv.locator('[data-test-id="node-credentials-select"]');
+		await expect.poll(async () => await credentialSelect.locator('input').first().inputValue().catch(() => '')).toBe(
+			ctx.credentials.messagingBearerApi.name,
+		);
+		expect(await credentialSelect.count()).toBe(1);
+		expect(await ndv.locator('[data-test-id="credentials-label"]').innerText()).toMatch(/Messaging Bearer Token API/);
+
+		// The template list comes from the emulator through the node's listSearch method.
+		const rlcInput = ndv.locator('[data-test-id="resource-locator-template"] [data-test-id="rlc-input"]');
+		await expect.poll(async () => await rlcInput.isEnabled(), { timeout: 20_000 }).toBe(true);
+		await rlcInput.click();
+		const items = page.locator('[data-test-id="rlc-item"]');
+		await items.first().waitFor({ timeout: 20_000 });
+		const names = await items.allInnerTexts();
+		for (const template of TEMPLATE_NAMES) expect(names.join('\n')).toContain(template);
+		await expect.poll(async () => await page.getByText('appointment_reminder (en · UTILITY · APPROVED)').isVisible()).toBe(true);
+		await shoot(page, 'editor-template-list.png');
+
+		// Picking the reminder loads its variables (resource mapper): Body 1, Body 2.
+		await items.filter({ hasText: 'appointment_reminder' }).click();
+		const body1 = ndv.locator('[data-test-id="parameter-input-body1"]').locator('input, textarea').first();
+		const body2 = ndv.locator('[data-test-id="parameter-input-body2"]').locator('input, textarea').first();
+		await body1.waitFor({ timeout: 20_000 });
+		await body2.waitFor();
+		const mapper = ndv.locator('[data-test-id="resource-mapper-container"]');
+		expect(await mapper.innerText()).toMatch(/Body 1[\s\S]*Body 2/);
+		expect(await ndv.locator('[data-test-id="parameter-input-media"]').count()).toBe(0);
+		await body1.fill('Ada Lovelace');
+		await body2.fill('Friday 10:30');
+		await page.waitForTimeout(300);
+		await shoot(page, 'editor-template-variables.png');
+
+		// Execute step: the node runs on the server and the service gets the template send.
+		await ndv.locator('[data-test-id="node-execute-button"]').click();
+		const output = ndv.locator('[data-test-id="output-panel"]');
+		await output.locator('[data-test-id="node-run-status-success"]').waitFor({ timeout: 60_000 });
+		await expect.poll(async () => (await templateSends()).length, { timeout: 20_000 }).toBe(1);
+		const [send] = await templateSends();
+		expect(send.headers.authorization).toBe(`Bearer ${ctx.tokens.bearer}`);
+		expect(send.body).toEqual({
+			template: APPOINTMENT_REMINDER,
+			variables: { body1: 'Ada Lovelace', body2: 'Friday 10:30' },
+			phone_number: '+14155550123',
+		});
+		expect(send.status).toBe(200);
+
+		await output.locator('[data-test-id="radio-button-json"]').click();
+		await expect.poll(async () => await output.innerText()).toMatch(/wamid\./);
+		const shown = (await output.innerText()).replace(/\s+/g, ' ');
+		expect(shown).toMatch(/"success": ?true/);
+		expect(shown).toContain(APPOINTMENT_REMINDER);
+		expect(shown).not.toContain(ctx.tokens.bearer);
+		// Hide the "Node executed successfully" toast, which would cover the output.
+		await page
+			.locator('.el-notification, [role="alert"]')
+			.evaluateAll((nodes) => nodes.forEach((n) => ((n as unknown as { style: { display: string } }).style.display = 'none')));
+		await shoot(page, 'editor-node-output.png');
+		expect(consoleErrors.filter((m) => /messaging/i.test(m))).toEqual([]);
+	} catch (error) {
+		await page.screenshot({ path: join(ctx.workDir, 'editor-failure.png') }).catch(() => {});
+		throw error;
+	} finally {
+		await page.close();
+	}
+});

@@ -1,0 +1,147 @@
+/**
+ * Failures the service reports, through the real server: with "Continue On Fail" the item
+ * carries `error` with the service's reason and the run goes on; without it the execution
+ * fails and its error message carries the reason. One case per error body of spec part 7.
+ */
+import { beforeEach, describe, expect, test } from 'vitest';
+import { expectNoSecrets, noOp, packageNode, runNode, SANDBOX_PLANTS, useE2e } from './support/harness';
+import { outputItems, type ExecutionResult } from './support/rest';
+
+const e2e = useE2e();
+const { ctx } = e2e;
+
+const sendNode = (continueOnFail: boolean) =>
+	packageNode(ctx, {
+		name: 'Send',
+		continueOnFail,
+		parameters: { resource: 'message', operation: 'send', phone: '={{ $json.phone }}', text: 'Hello' },
+	});
+
+function failure(execution: ExecutionResult) {
+	const error = execution.data.resultData.error;
+	expect(error, 'the execution has an error').toBeDefined();
+	return error!;
+}
+
+beforeEach(async () => {
+	await e2e.emulator.reset();
+});
+
+describe('no credits (direct send: {message: "Message sending failed | Reason: ..."})', () => {
+	test('with Continue On Fail: every item gets `error` with the reason, the next node still runs', async () => {
+		await e2e.emulator.setAccount({ credits: 0 });
+		const { execution } = await runNode(e2e, sendNode(true), {
+			items: [{ phone: '+14155550123' }, { phone: '+14155550124' }],
+			after: [noOp('After')],
+		});
+		expect(execution.status).toBe('success');
+		const items = outputItems(execution, 'Send');
+		expect(items).toHaveLength(2);
+		for (const item of items) expect(String(item.error)).toMatch(/Insufficient credits/i);
+		expect(outputItems(execution, 'After')).toHaveLength(2);
+		expect(expectNoSecrets(ctx, execution.raw)).toEqual([]);
+
+		const requests = await e2e.emulator.apiRequests();
+		expect(requests.length).toBeGreaterThanOrEqual(1);
+		expect(requests[0]).toMatchObject({ api: 'send', status: 403 });
+		expect((await e2e.emulator.state()).deliveries).toBe(0);
+	});
+
+	test('without Continue On Fail: the execution fails with the reason in its message', async () => {
+		await e2e.emulator.setAccount({ credits: 0 });
+		const { execution } = await runNode(e2e, sendNode(false), { items: [{ phone: '+14155550123' }], after: [noOp('After')] });
+		expect(execution.status).toBe('error');
+		const error = failure(execution);
+		expect(error.message).toMatch(/Insufficient credits/i);
+		expect(error.node?.name).toBe('Send');
+		expect(execution.data.resultData.runData.After).toBeUndefined();
+		expect(expectNoSecrets(ctx, execution.raw)).toEqual([]);
+	});
+});
+
+test('template send ({error: {code, message}}): a rejected template fails with the service reason', async () => {
+	const node = packageNode(ctx, {
+		name: 'Send Template',
+		parameters: {
+			resource: 'message',
+			operation: 'sendTemplate',
+			phoneNumber: '+14155550123',
+			template: { __rl: true, mode: 'id', value: 'deadbeef-5678-4bcd-9ef0-123456789a04' }, // spring_sale, REJECTED
+			variables: { mappingMode: 'defineBelow', value: { body1: '20%' }, matchingColumns: [], schema: [] },
+		},
+	});
+	const { execution } = await runNode(e2e, node);
+	expect(execution.status).toBe('error');
+	expect(failure(execution).message).toMatch(/spring_sale is REJECTED, not APPROVED/);
+});
+
+test('dashboard send ({success: false, message, details}): an expired subscription fails with the service reason', async () => {
+	await e2e.emulator.setAccount({ subscriptionExpired: true });
+	const node = packageNode(ctx, {
+		name: 'Dashboard',
+		credential: 'messagingAuthorizationKeyApi',
+		parameters: { resource: 'message', operation: 'sendDashboard', to: '+14155550123', text: 'Hi' },
+	});
+	const { execution } = await runNode(e2e, node);
+	expect(execution.status).toBe('error');
+	const error = failure(execution);
+	expect(`${error.message} ${error.description ?? ''}`).toMatch(/Subscription expired/i);
+});
+
+test('sandbox ({error: <int>, message}): creating a plant with a taken id fails with the service reason', async () => {
+	const node = packageNode(ctx, {
+		type: SANDBOX_PLANTS,
+		name: 'Create',
+		parameters: { resource: 'plant', operation: 'create', name: 'Clone', plantId: 1 },
+	});
+	const { execution } = await runNode(e2e, node);
+	expect(execution.status).toBe('error');
+	expect(failure(execution).message).toMatch(/A plant with id 1 already exists/);
+});
+
+test('bad input fails before any request (a phone number that is not E.164)', async () => {
+	const { execution } = await runNode(e2e, sendNode(false), { items: [{ phone: '12345' }] });
+	expect(execution.status).toBe('error');
+	expect(failure(execution).message).toMatch(/phone/i);
+	expect(await e2e.emulator.apiRequests()).toEqual([]);
+});
+
+test('a base URL the operation needs but the credential lacks is a clear error naming the field, before any request', async () => {
+	const { accessToken, sandboxBaseUrl } = ctx.credentialData.messagingBearerApi;
+	const partial = await e2e.rest.post<{ id: string; name: string }>('/rest/credentials', {
+		name: `Bearer without send URL ${Date.now()}`,
+		type: 'messagingBearerApi',
+		data: { accessToken, sandboxBaseUrl },
+	});
+	const node = packageNode(ctx, {
+		name: 'Send',
+		parameters: { resource: 'message', operation: 'send', phone: '+14155550123', text: 'Hello' },
+	});
+	node.credentials = { messagingBearerApi: { id: partial.id, name: partial.name } };
+	const { execution } = await runNode(e2e, node);
+	expect(execution.status).toBe('error');
+	const error = failure(execution);
+	expect(`${error.message} ${error.description ?? ''}`).toMatch(/Send Base URL|sendBaseUrl/);
+	expect(await e2e.emulator.apiRequests()).toEqual([]);
+	await e2e.rest.delete(`/rest/credentials/${partial.id}`).catch(() => {});
+});
+
+test('plain http:// to a non-loopback host is refused for the messaging APIs, with a clear error', async () => {
+	const { accessToken } = ctx.credentialData.messagingBearerApi;
+	const remote = await e2e.rest.post<{ id: string; name: string }>('/rest/credentials', {
+		name: `Bearer over plain http ${Date.now()}`,
+		type: 'messagingBearerApi',
+		data: { accessToken, sendBaseUrl: 'http://api.example.com/api:abc' },
+	});
+	const node = packageNode(ctx, {
+		name: 'Send',
+		parameters: { resource: 'message', operation: 'send', phone: '+14155550123', text: 'Hello' },
+	});
+	node.credentials = { messagingBearerApi: { id: remote.id, name: remote.name } };
+	const { execution } = await runNode(e2e, node);
+	expect(execution.status).toBe('error');
+	const error = failure(execution);
+	expect(`${error.message} ${error.description ?? ''}`).toMatch(/https/i);
+	expect(JSON.stringify(execution.raw)).not.toContain(accessToken);
+	await e2e.rest.delete(`/rest/credentials/${remote.id}`).catch(() => {});
+});
