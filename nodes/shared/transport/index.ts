@@ -149,14 +149,26 @@ export async function serviceRequest<T = unknown>(
 	const credentialsDecrypted = { id: '', name: '', type: api.credentialType, data: credentials };
 	const node = this.getNode();
 
+	// A retry keeps the item's slot, and so its place in line: with Max Concurrent Requests 1 a
+	// retried message still goes out before the messages after it (input order).
+	let kept: (() => void) | undefined;
+	// An earlier attempt got a 5xx or timed out, so the service may have carried it out.
+	let mayHaveActed = false;
 	for (let attempt = 1; ; attempt++) {
-		if (state.haltedBy) throw haltedError(this, state.haltedBy, itemIndex);
-		const release = await scheduler.acquire(itemIndex, { gated: !idempotent });
+		if (state.haltedBy) {
+			kept?.();
+			throw haltedError(this, state.haltedBy, itemIndex);
+		}
+		const retry = kept !== undefined;
+		const release = kept ?? (await scheduler.acquire(itemIndex, { gated: !idempotent }));
+		kept = undefined;
 		let outcome: AttemptOutcome;
 		let finalError: () => NodeApiError;
 		// The slot is held until the answer is judged, so that a failure which stops the run
 		// stops it before the next waiting request can start.
 		try {
+			// A retry waits for its start time (pacing, a pause the service asked for) in its slot.
+			if (retry) await scheduler.waitForTurn();
 			if (state.haltedBy) throw haltedError(this, state.haltedBy, itemIndex);
 			let response: IN8nHttpFullResponse | undefined;
 			let thrown: unknown;
@@ -173,6 +185,8 @@ export async function serviceRequest<T = unknown>(
 				const body: unknown = response.body;
 				const failure = readFailure(body, status >= 400);
 				if (!failure && status < 400) return body as T;
+				// A retried DELETE that finds nothing to delete: the earlier attempt did the job.
+				if (status === 404 && request.method === 'DELETE' && mayHaveActed) return undefined as T;
 				const reason = failure ?? { reason: `The service answered HTTP ${status}` };
 				const kind = classifyFailure(reason.reason, status);
 				const retryAfterMs = parseRetryAfter(response.headers?.['retry-after']);
@@ -203,6 +217,7 @@ export async function serviceRequest<T = unknown>(
 				finalError = () => connectionError(this, thrownOutcome, options.url, itemIndex, idempotent, policy);
 			}
 
+			if (outcome.type === 'serverError' || outcome.type === 'timedOut') mayHaveActed = true;
 			if (attempt > policy.maxRetries || !isRetryable(outcome, idempotent, policy.retrySendsOnServerError)) {
 				throw scheduler.failed(finalError());
 			}
@@ -211,7 +226,7 @@ export async function serviceRequest<T = unknown>(
 					serviceError(node, {
 						status: 429,
 						failure: {
-							reason: `Rate limited: the service asked to wait ${Math.ceil(outcome.retryAfterMs! / 1000)} s, more than Max Wait (${Math.round(policy.maxWaitMs / 1000)} s)`,
+							reason: `Rate limited: the service asked to wait ${Math.ceil(outcome.retryAfterMs! / 1000)} s, more than Max Wait (${seconds(policy.maxWaitMs)})`,
 						},
 						itemIndex,
 						kind: 'rateLimit',
@@ -223,12 +238,16 @@ export async function serviceRequest<T = unknown>(
 				// Every request of the run waits: the limit is the account's, not this item's.
 				scheduler.pauseUntil(Date.now() + (outcome.retryAfterMs ?? Math.min(backoffMs(attempt), policy.maxWaitMs)));
 			}
+			kept = release;
 		} finally {
-			release();
+			if (kept !== release) release();
 		}
 		if (outcome.type !== 'rateLimited') await sleep(backoffMs(attempt));
 	}
 }
+
+/** "0.5 s", "2 s": options may be fractional, and rounding would misstate them. */
+const seconds = (ms: number) => `${Number((ms / 1000).toFixed(3))} s`;
 
 const MAY_HAVE_BEEN_SENT =
 	'The message may have been delivered: the service may have acted on it before failing, so it was not sent again (that could duplicate it). Check before resending.';
@@ -263,7 +282,7 @@ function connectionError(
 	const code = outcome.type === 'connectionFailed' ? outcome.code : undefined;
 	const what =
 		outcome.type === 'timedOut'
-			? `No answer from ${host} within ${Math.round(policy.timeoutMs / 1000)} s`
+			? `No answer from ${host} within ${seconds(policy.timeoutMs)}`
 			: `Could not reach ${host}: ${(code && CONNECTION_FAILURES[code]) ?? 'the connection failed'}`;
 	const suffix = mayHaveBeenSent(outcome, idempotent, policy).messageSuffix ?? '';
 	return new NodeApiError(context.getNode(), { message: what }, {

@@ -132,6 +132,14 @@ export class RequestScheduler {
 		};
 	}
 
+	/**
+	 * For a retry that kept its slot: waits for its start time again (spacing, windows, and any
+	 * pause the service asked for). When stopped it throws, and the caller gives the slot back.
+	 */
+	async waitForTurn(): Promise<void> {
+		await this.waitForStartTime();
+	}
+
 	private async takeSlot(): Promise<void> {
 		if (this.stoppedWith) throw this.stoppedWith;
 		if (this.active < this.pacing.maxConcurrent) {

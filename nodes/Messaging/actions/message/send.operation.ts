@@ -1,6 +1,7 @@
 import { updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { phoneNumberField, messageTextField } from '../../../shared/descriptions';
 import { withRawResponse } from '../../../shared/output';
 import { serviceRequest } from '../../../shared/transport';
 import { ItemInput } from '../../../shared/validation';
@@ -13,25 +14,8 @@ export const option = {
 };
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Phone',
-		name: 'phone',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: '+14155550123',
-		description:
-			'Recipient number in international E.164 format (+, country code, number). Spaces, dashes, dots and brackets are ignored; a leading 00 counts as +.',
-	},
-	{
-		displayName: 'Text',
-		name: 'text',
-		type: 'string',
-		required: true,
-		default: '',
-		typeOptions: { rows: 4 },
-		description: 'The message to send',
-	},
+	phoneNumberField('phone', 'Phone'),
+	messageTextField('text', 'Text'),
 	{
 		displayName: 'Additional Fields',
 		name: 'additionalFields',

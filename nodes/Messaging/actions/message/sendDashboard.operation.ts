@@ -1,6 +1,7 @@
 import { updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { phoneNumberField, messageTextField } from '../../../shared/descriptions';
 import { firstOf, withRawResponse } from '../../../shared/output';
 import { serviceRequest } from '../../../shared/transport';
 import { ItemInput } from '../../../shared/validation';
@@ -13,24 +14,8 @@ export const option = {
 };
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'To',
-		name: 'to',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: '+14155550123',
-		description: 'Recipient number in international E.164 format (+, country code, number)',
-	},
-	{
-		displayName: 'Text',
-		name: 'text',
-		type: 'string',
-		required: true,
-		default: '',
-		typeOptions: { rows: 4 },
-		description: 'The message to send',
-	},
+	phoneNumberField('to', 'To'),
+	messageTextField('text', 'Text'),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['message'], operation: ['sendDashboard'] } }, properties);

@@ -1,6 +1,7 @@
 import { updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties, ResourceMapperField } from 'n8n-workflow';
 
+import { phoneNumberField } from '../../../shared/descriptions';
 import { firstOf, withRawResponse } from '../../../shared/output';
 import { serviceRequest } from '../../../shared/transport';
 import { asText, ItemInput } from '../../../shared/validation';
@@ -14,15 +15,7 @@ export const option = {
 };
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Phone Number',
-		name: 'phoneNumber',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: '+14155550123',
-		description: 'Recipient number in international E.164 format (+, country code, number)',
-	},
+	phoneNumberField('phoneNumber', 'Phone Number'),
 	{
 		displayName: 'Template',
 		name: 'template',

@@ -1,6 +1,7 @@
 import { updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { returnAllOrLimitFields } from '../../../shared/descriptions';
 import { ItemInput } from '../../../shared/validation';
 import { listTemplates } from '../../templates';
 import type { TemplateRecord } from '../../templates';
@@ -13,22 +14,7 @@ export const option = {
 };
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Return All',
-		name: 'returnAll',
-		type: 'boolean',
-		default: false,
-		description: 'Whether to return all results or only up to a given limit',
-	},
-	{
-		displayName: 'Limit',
-		name: 'limit',
-		type: 'number',
-		typeOptions: { minValue: 1 },
-		default: 50,
-		description: 'Max number of results to return',
-		displayOptions: { show: { returnAll: [false] } },
-	},
+	...returnAllOrLimitFields,
 	{
 		displayName: 'Filters',
 		name: 'filters',

@@ -4,6 +4,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { withRawResponse } from '../../../shared/output';
 import { serviceRequest } from '../../../shared/transport';
 import { ItemInput } from '../../../shared/validation';
+import { plantIdField } from './fields';
 
 export const option = { name: 'Create', value: 'create', action: 'Create a plant', description: 'Add a plant to the sandbox store' };
 
@@ -17,15 +18,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'Monstera',
 		description: 'Name of the plant',
 	},
-	{
-		displayName: 'Plant ID',
-		name: 'plantId',
-		type: 'number',
-		required: true,
-		default: 1,
-		typeOptions: { minValue: 0, numberPrecision: 0 },
-		description: 'Whole-number ID of the new plant',
-	},
+	plantIdField('Whole-number ID of the new plant'),
 	{
 		displayName: 'Additional Fields',
 		name: 'additionalFields',

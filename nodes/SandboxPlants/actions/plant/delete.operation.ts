@@ -3,19 +3,12 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { serviceRequest } from '../../../shared/transport';
 import { ItemInput } from '../../../shared/validation';
+import { plantIdField } from './fields';
 
 export const option = { name: 'Delete', value: 'delete', action: 'Delete a plant', description: 'Remove a plant by its ID' };
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Plant ID',
-		name: 'plantId',
-		type: 'number',
-		required: true,
-		default: 1,
-		typeOptions: { minValue: 0, numberPrecision: 0 },
-		description: 'ID of the plant to delete',
-	},
+	plantIdField('ID of the plant to delete'),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['plant'], operation: ['delete'] } }, properties);

@@ -2,27 +2,13 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { serviceRequest } from '../../../shared/transport';
+import { returnAllOrLimitFields } from '../../../shared/descriptions';
 import { ItemInput } from '../../../shared/validation';
 
 export const option = { name: 'Get Many', value: 'getAll', action: 'Get many plants', description: 'List plants of the sandbox store' };
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Return All',
-		name: 'returnAll',
-		type: 'boolean',
-		default: false,
-		description: 'Whether to return all results or only up to a given limit',
-	},
-	{
-		displayName: 'Limit',
-		name: 'limit',
-		type: 'number',
-		typeOptions: { minValue: 1 },
-		default: 50,
-		description: 'Max number of results to return',
-		displayOptions: { show: { returnAll: [false] } },
-	},
+	...returnAllOrLimitFields,
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['plant'], operation: ['getAll'] } }, properties);
