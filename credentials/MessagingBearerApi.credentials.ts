@@ -1,7 +1,6 @@
 import type {
 	IAuthenticateGeneric,
 	Icon,
-	ICredentialTestRequest,
 	ICredentialType,
 	INodeProperties,
 } from 'n8n-workflow';
@@ -10,6 +9,8 @@ import type {
  * One account's bearer token and the base URL of each Bearer API group. The service puts
  * every API group under its own opaque `/api:<group_id>` address, so each is pasted here as
  * shown in the account dashboard; only the ones the user's operations need are required.
+ * The nodes test it (`testedBy`): a list of templates, or of one sandbox plant, and never
+ * over plain http to a host that is not loopback.
  */
 export class MessagingBearerApi implements ICredentialType {
 	name = 'messagingBearerApi';
@@ -74,15 +75,6 @@ export class MessagingBearerApi implements ICredentialType {
 			headers: {
 				Authorization: '=Bearer {{$credentials.accessToken}}',
 			},
-		},
-	};
-
-	// Checks the token without sending a message: list templates when that API is configured,
-	// else list one sandbox plant. Both are reads.
-	test: ICredentialTestRequest = {
-		request: {
-			method: 'GET',
-			url: '={{ $credentials.templatesBaseUrl ? $credentials.templatesBaseUrl.replace(/\\/+$/, "") + "/get_templates" : ($credentials.sandboxBaseUrl || "").replace(/\\/+$/, "") + "/plants?limit=1" }}',
 		},
 	};
 }

@@ -24,6 +24,7 @@ export class Messaging implements INodeType {
 			{
 				name: 'messagingBearerApi',
 				required: true,
+				testedBy: 'messagingBearerApiTest',
 				displayOptions: { show: { operation: ['send', 'sendTemplate', 'getAll'] } },
 			},
 			{

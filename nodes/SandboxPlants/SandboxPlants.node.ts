@@ -1,6 +1,7 @@
 import { NodeConnectionTypes } from 'n8n-workflow';
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
+import { messagingBearerApiTest } from '../shared/credentialTests';
 import { router } from '../shared/router';
 import { requestOptionsDescription } from '../shared/transport';
 import * as plant from './actions/plant';
@@ -18,7 +19,7 @@ export class SandboxPlants implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'messagingBearerApi', required: true }],
+		credentials: [{ name: 'messagingBearerApi', required: true, testedBy: 'messagingBearerApiTest' }],
 		properties: [
 			{
 				displayName: 'Resource',
@@ -32,6 +33,8 @@ export class SandboxPlants implements INodeType {
 			requestOptionsDescription,
 		],
 	};
+
+	methods = { credentialTest: { messagingBearerApiTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this, { plant: plant.operations });

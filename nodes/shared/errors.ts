@@ -41,8 +41,10 @@ export function readFailure(body: unknown, httpFailed: boolean): ServiceFailure 
 			return { reason: message ?? text(body.error) ?? 'The service reported an error', code: String(body.error) };
 		}
 		if (body.success === false) {
+			// The dashboard's message is a title ("Unauthorized"); its details say why ("Invalid API key").
 			const details = typeof body.details === 'string' ? text(body.details) : undefined;
-			return { reason: message ?? details ?? 'The service reported a failure', details: message ? details : undefined };
+			const reason = message && details && details !== message ? `${message}: ${details}` : (message ?? details);
+			return { reason: reason ?? 'The service reported a failure' };
 		}
 		if (!httpFailed) return undefined;
 		return { reason: message ?? text(body.details) ?? 'The service reported an error' };

@@ -92,11 +92,8 @@ describe('plain http:// to a non-loopback host (contract: refused with a clear e
 		expect(result.message).toMatch(/https/);
 	});
 
-	// KNOWN BUG (reported): the Bearer credential's declarative test request does not apply
-	// the https rule; it connects (and would send the token) to a plain-http remote host and
-	// answers "ENOTFOUND" here. `test.fails` flips to a failure once the node is fixed:
-	// then drop `.fails`.
-	test.fails('messagingBearerApi: the test refuses it without connecting', async () => {
+	// The token must not leave over plain http to a remote host, even for a test.
+	test('messagingBearerApi: the test refuses it without connecting', async () => {
 		const result = await testCredential('messagingBearerApi', { accessToken: 'some-token', templatesBaseUrl: 'http://example.invalid/api:x' });
 		expect(result.status).toBe('Error');
 		expect(result.message).toMatch(/https/);

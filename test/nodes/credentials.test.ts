@@ -7,11 +7,12 @@ const emulator = useEmulator();
 
 describe('credential tests never send a message', () => {
 	it('Bearer: lists templates with the token', async () => {
-		const ok = await callCredentialTest({ credentialType: 'messagingBearerApi', data: emulator().credentials.messagingBearerApi });
+		const ok = await callCredentialTest({ nodeType: 'messaging', credentialType: 'messagingBearerApi', data: emulator().credentials.messagingBearerApi });
 		expect(ok.status).toBe('OK');
 		expect(emulator().requests[0]).toMatchObject({ api: 'templates', method: 'GET' });
 		expect(emulator().requests[0].headers.authorization).toBe(`Bearer ${emulator().tokens.bearer}`);
 		const wrong = await callCredentialTest({
+			nodeType: 'messaging',
 			credentialType: 'messagingBearerApi',
 			data: { ...emulator().credentials.messagingBearerApi, accessToken: 'wrong' },
 		});
@@ -20,7 +21,11 @@ describe('credential tests never send a message', () => {
 
 	it('Bearer with only a sandbox URL: lists one plant', async () => {
 		const { accessToken, sandboxBaseUrl } = emulator().credentials.messagingBearerApi;
-		const ok = await callCredentialTest({ credentialType: 'messagingBearerApi', data: { accessToken, sandboxBaseUrl: `${sandboxBaseUrl}/` } });
+		const ok = await callCredentialTest({
+			nodeType: 'sandboxPlants',
+			credentialType: 'messagingBearerApi',
+			data: { accessToken, sandboxBaseUrl: `${sandboxBaseUrl}/` },
+		});
 		expect(ok.status).toBe('OK');
 		expect(emulator().requests[0]).toMatchObject({ api: 'plantsList', method: 'GET', path: '/sandbox/plants', query: { limit: '1' } });
 	});
@@ -42,6 +47,15 @@ describe('credential tests never send a message', () => {
 		expect(wrong.message).toMatch(/The key was refused \(HTTP 401\)/);
 		expect(wrong.message).not.toContain('wrong-key');
 		expect(emulator().deliveries).toHaveLength(0);
+	});
+
+	it('Bearer: refuses a plain http Templates Base URL off loopback before the token leaves', async () => {
+		const result = await callCredentialTest({
+			nodeType: 'messaging',
+			credentialType: 'messagingBearerApi',
+			data: { accessToken: 'k', templatesBaseUrl: 'http://api.example.com/api:x' },
+		});
+		expect(result).toEqual({ status: 'Error', message: expect.stringMatching(/^Templates Base URL .* requires https/) });
 	});
 
 	it('refuses a plain http URL off loopback without calling it', async () => {

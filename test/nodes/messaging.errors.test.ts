@@ -103,7 +103,8 @@ describe('the other error bodies', () => {
 		expect(error).toBeInstanceOf(n8nWorkflow.NodeApiError);
 		expect(error.httpCode).toBe('402');
 		expect(error.description).toMatch(/Top up credits/);
-		expect(error.description).toMatch(/Details: /);
+		// The title and the details of the dashboard's body, together.
+		expect(error.message).toMatch(/^[^:]+: .+/);
 	});
 
 	it('alternative send with a wrong key', async () => {

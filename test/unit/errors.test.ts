@@ -36,9 +36,10 @@ describe('readFailure: the four error bodies of spec part 7', () => {
 
 	it('dashboard: {success: false, message, details}, also on a 200', () => {
 		expect(readFailure({ success: false, message: 'Invalid request', details: 'to is required' }, false)).toEqual({
-			reason: 'Invalid request',
-			details: 'to is required',
+			reason: 'Invalid request: to is required',
 		});
+		expect(readFailure({ success: false, message: 'Unauthorized', details: 'Unauthorized' }, true)).toEqual({ reason: 'Unauthorized' });
+		expect(readFailure({ success: false, details: 'Delivery failed' }, false)).toEqual({ reason: 'Delivery failed' });
 		expect(readFailure({ success: true, message: 'Message sent', details: { messages: [] } }, false)).toBeUndefined();
 	});
 

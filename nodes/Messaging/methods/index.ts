@@ -1,3 +1,3 @@
 export * as listSearch from './listSearch';
 export * as resourceMapping from './resourceMapping';
-export * as credentialTest from './credentialTest';
+export * as credentialTest from '../../shared/credentialTests';

@@ -168,7 +168,7 @@ export async function serviceRequest<T = unknown>(
 		// stops it before the next waiting request can start.
 		try {
 			// A retry waits for its start time (pacing, a pause the service asked for) in its slot.
-			if (retry) await scheduler.waitForTurn();
+			if (retry) await scheduler.waitForTurn(itemIndex);
 			if (state.haltedBy) throw haltedError(this, state.haltedBy, itemIndex);
 			let response: IN8nHttpFullResponse | undefined;
 			let thrown: unknown;
@@ -179,6 +179,7 @@ export async function serviceRequest<T = unknown>(
 			} catch (error) {
 				thrown = error;
 			}
+			scheduler.answered(itemIndex);
 
 			if (response) {
 				const status = response.statusCode;

@@ -21,11 +21,17 @@ interface Waiter {
 	reject: (error: Error) => void;
 }
 
+/** A started request as the rate windows count it: it may reach the service until it is answered. */
+interface Counted {
+	/** Epoch ms; Infinity while the request is under way. */
+	answeredAt: number;
+}
+
 interface Window {
 	limit: number;
 	lengthMs: number;
-	/** Start times of the latest `limit` requests, ascending. */
-	starts: number[];
+	/** The latest `limit` requests, in the order they started. */
+	counted: Counted[];
 }
 
 /**
@@ -56,6 +62,12 @@ export class RequestScheduler {
 
 	private readonly windows: Window[] = [];
 
+	/** The request each item has under way, as the windows count it. */
+	private readonly underWay = new Map<number, Counted>();
+
+	/** Waiting for an answer: every request the windows count is still under way. */
+	private answerWaiters: Array<() => void> = [];
+
 	/** Told when a held send reaches the gate, with its item index. */
 	onGateArrival?: (itemIndex: number) => void;
 
@@ -66,8 +78,8 @@ export class RequestScheduler {
 		const perSecondSpacing = pacing.maxPerSecond > 0 ? 1000 / pacing.maxPerSecond : 0;
 		const perMinuteSpacing = pacing.maxPerMinute > 0 ? 60_000 / pacing.maxPerMinute : 0;
 		this.spacingMs = Math.max(perSecondSpacing, perMinuteSpacing);
-		if (pacing.maxPerSecond > 0) this.windows.push({ limit: pacing.maxPerSecond, lengthMs: 1000, starts: [] });
-		if (pacing.maxPerMinute > 0) this.windows.push({ limit: pacing.maxPerMinute, lengthMs: 60_000, starts: [] });
+		if (pacing.maxPerSecond > 0) this.windows.push({ limit: pacing.maxPerSecond, lengthMs: 1000, counted: [] });
+		if (pacing.maxPerMinute > 0) this.windows.push({ limit: pacing.maxPerMinute, lengthMs: 60_000, counted: [] });
 	}
 
 	get stopped(): Error | undefined {
@@ -88,6 +100,7 @@ export class RequestScheduler {
 		if (this.stoppedWith) return;
 		this.stoppedWith = error;
 		for (const waiter of [...this.gateWaiters.splice(0), ...this.slotWaiters.splice(0)]) waiter.reject(error);
+		for (const wake of this.answerWaiters.splice(0)) wake();
 	}
 
 	/**
@@ -118,7 +131,7 @@ export class RequestScheduler {
 		await this.takeSlot();
 		let started = false;
 		try {
-			await this.waitForStartTime();
+			await this.waitForStartTime(itemIndex);
 			started = true;
 		} finally {
 			// Stopped while waiting for its start time: give the slot back.
@@ -128,16 +141,26 @@ export class RequestScheduler {
 		return () => {
 			if (released) return;
 			released = true;
+			this.answered(itemIndex);
 			this.releaseSlot();
 		};
+	}
+
+	/** The item's request has its answer (or failed): it can no longer reach the service. */
+	answered(itemIndex: number): void {
+		const counted = this.underWay.get(itemIndex);
+		if (!counted) return;
+		this.underWay.delete(itemIndex);
+		counted.answeredAt = Date.now();
+		for (const wake of this.answerWaiters.splice(0)) wake();
 	}
 
 	/**
 	 * For a retry that kept its slot: waits for its start time again (spacing, windows, and any
 	 * pause the service asked for). When stopped it throws, and the caller gives the slot back.
 	 */
-	async waitForTurn(): Promise<void> {
-		await this.waitForStartTime();
+	async waitForTurn(itemIndex: number): Promise<void> {
+		await this.waitForStartTime(itemIndex);
 	}
 
 	private async takeSlot(): Promise<void> {
@@ -156,7 +179,7 @@ export class RequestScheduler {
 		else this.active--;
 	}
 
-	private async waitForStartTime(): Promise<void> {
+	private async waitForStartTime(itemIndex: number): Promise<void> {
 		let spaced = false;
 		for (;;) {
 			if (this.stoppedWith) throw this.stoppedWith;
@@ -171,32 +194,47 @@ export class RequestScheduler {
 					continue;
 				}
 			}
-			// Windows count actual start times: a timer that fires late must not let one more in.
 			const freeAt = Math.max(this.pausedUntil, this.windowsFreeAt());
+			if (freeAt === Infinity) {
+				await new Promise<void>((resolve) => this.answerWaiters.push(resolve));
+				continue;
+			}
 			if (freeAt > now) {
 				await sleep(freeAt - now);
 				continue;
 			}
-			this.recordStart(now);
+			this.recordStart(itemIndex);
 			return;
 		}
 	}
 
+	/**
+	 * When one more request fits every window. The service counts a request when it arrives, and
+	 * it arrives at the latest when it is answered; how long after its start is unknown (a cold
+	 * connection, a busy event loop). So a request counts from its start until a window length
+	 * after its answer: a full window frees once its earliest-answered request is that old.
+	 * Infinity: every counted request is still under way.
+	 */
 	private windowsFreeAt(): number {
 		let freeAt = 0;
 		for (const window of this.windows) {
-			if (window.starts.length < window.limit) continue;
-			// A small margin keeps the count under the limit where arrival times jitter.
+			if (window.counted.length < window.limit) continue;
+			let earliest = Infinity;
+			for (const counted of window.counted) earliest = Math.min(earliest, counted.answeredAt);
+			// A small margin for clocks and timers.
 			const margin = Math.max(5, window.lengthMs * 0.01);
-			freeAt = Math.max(freeAt, window.starts[window.starts.length - window.limit] + window.lengthMs + margin);
+			freeAt = Math.max(freeAt, earliest + window.lengthMs + margin);
 		}
 		return freeAt;
 	}
 
-	private recordStart(start: number): void {
+	private recordStart(itemIndex: number): void {
+		if (this.windows.length === 0) return;
+		const counted: Counted = { answeredAt: Infinity };
+		this.underWay.set(itemIndex, counted);
 		for (const window of this.windows) {
-			window.starts.push(start);
-			if (window.starts.length > window.limit) window.starts.splice(0, window.starts.length - window.limit);
+			window.counted.push(counted);
+			if (window.counted.length > window.limit) window.counted.splice(0, window.counted.length - window.limit);
 		}
 	}
 }

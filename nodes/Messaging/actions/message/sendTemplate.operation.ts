@@ -59,6 +59,7 @@ const properties: INodeProperties[] = [
 				resourceMapperMethod: 'getTemplateVariables',
 				mode: 'add',
 				fieldWords: { singular: 'variable', plural: 'variables' },
+				valuesLabel: 'Variables',
 				addAllFields: true,
 				multiKeyMatch: false,
 				supportAutoMap: false,

@@ -1,0 +1,110 @@
+import type { ICredentialsDecrypted, ICredentialTestFunctions, INodeCredentialTestResult } from 'n8n-workflow';
+
+import { readFailure } from './errors';
+import { normalizeBaseUrl } from './transport/baseUrl';
+import type { BaseUrlPolicy } from './transport/baseUrl';
+
+interface Probe {
+	method: 'GET' | 'POST';
+	url: string;
+	headers: Record<string, string>;
+	/** A send endpoint probed with an empty body: a 4xx other than 401/403/404 means the key passed. */
+	bodyRefusalMeansKeyAccepted: boolean;
+}
+
+/**
+ * Asks the service whether it accepts a credential, without sending a message.
+ *
+ * A credential-test context offers only n8n's deprecated `request` helper, and a declarative
+ * test can neither apply the https rule before the secret leaves nor tell "the key was
+ * accepted, the empty body was not" from a failure; so these probes use the runtime's fetch
+ * and set the one auth header themselves.
+ */
+async function probe(this: ICredentialTestFunctions, { method, url, headers, bodyRefusalMeansKeyAccepted }: Probe): Promise<INodeCredentialTestResult> {
+	let statusCode: number;
+	let body: unknown;
+	try {
+		const response = await fetch(url, {
+			method,
+			headers: { ...headers, Accept: 'application/json', ...(method === 'POST' ? { 'Content-Type': 'application/json' } : {}) },
+			body: method === 'POST' ? '{}' : undefined,
+			signal: AbortSignal.timeout(15_000),
+		});
+		statusCode = response.status;
+		const text = await response.text();
+		try {
+			body = JSON.parse(text);
+		} catch {
+			body = text;
+		}
+	} catch (error) {
+		const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
+		return { status: 'Error', message: `Could not reach ${new URL(url).host} (${cause})` };
+	}
+	const reason = readFailure(body, statusCode >= 400)?.reason;
+	const because = reason ? `: ${reason}` : '';
+	if (statusCode === 401 || statusCode === 403) return { status: 'Error', message: `The key was refused (HTTP ${statusCode})${because}` };
+	if (statusCode === 404) return { status: 'Error', message: `Nothing answers at ${url.split('?')[0]}; check the URL` };
+	if (statusCode >= 500) return { status: 'Error', message: `The service failed (HTTP ${statusCode})${because}` };
+	if (statusCode >= 400 && !bodyRefusalMeansKeyAccepted) return { status: 'Error', message: `HTTP ${statusCode}${because}` };
+	return { status: 'OK', message: 'Key accepted' };
+}
+
+function urlOf(raw: unknown, label: string, policy: BaseUrlPolicy, path: string): string | INodeCredentialTestResult {
+	const check = normalizeBaseUrl(raw, policy);
+	return check.ok ? `${check.baseUrl}${path}` : { status: 'Error', message: `${label} ${check.problem}` };
+}
+
+const present = (value: unknown) => typeof value === 'string' && value.trim() !== '';
+
+/** Bearer token: list templates, or list one sandbox plant when only the sandbox is set up. */
+export async function messagingBearerApiTest(
+	this: ICredentialTestFunctions,
+	credential: ICredentialsDecrypted,
+): Promise<INodeCredentialTestResult> {
+	const data = credential.data ?? {};
+	const url = present(data.templatesBaseUrl)
+		? urlOf(data.templatesBaseUrl, 'Templates Base URL', 'httpsOrLoopback', '/get_templates')
+		: present(data.sandboxBaseUrl)
+			? urlOf(data.sandboxBaseUrl, 'Sandbox Base URL', 'any', '/plants?limit=1')
+			: { status: 'Error' as const, message: 'Set the Templates Base URL (or, for the sandbox only, the Sandbox Base URL) to test the token' };
+	if (typeof url !== 'string') return url;
+	return await probe.call(this, {
+		method: 'GET',
+		url,
+		headers: { Authorization: `Bearer ${String(data.accessToken ?? '')}` },
+		bodyRefusalMeansKeyAccepted: false,
+	});
+}
+
+/** Dashboard key: its only endpoint sends, so it gets an empty body no message can come of. */
+export async function messagingAuthorizationKeyApiTest(
+	this: ICredentialTestFunctions,
+	credential: ICredentialsDecrypted,
+): Promise<INodeCredentialTestResult> {
+	const data = credential.data ?? {};
+	const url = urlOf(data.dashboardUrl, 'Dashboard URL', 'httpsOrLoopback', '/api/messaging/messages/v2.0.0/send');
+	if (typeof url !== 'string') return url;
+	return await probe.call(this, {
+		method: 'POST',
+		url,
+		headers: { Authorization: String(data.apiKey ?? '') },
+		bodyRefusalMeansKeyAccepted: true,
+	});
+}
+
+/** X-API-Key: likewise an empty-body probe of its send endpoint. */
+export async function messagingXApiKeyApiTest(
+	this: ICredentialTestFunctions,
+	credential: ICredentialsDecrypted,
+): Promise<INodeCredentialTestResult> {
+	const data = credential.data ?? {};
+	const url = urlOf(data.apiUrl, 'API URL', 'httpsOrLoopback', '/v1/messages');
+	if (typeof url !== 'string') return url;
+	return await probe.call(this, {
+		method: 'POST',
+		url,
+		headers: { 'X-API-Key': String(data.apiKey ?? '') },
+		bodyRefusalMeansKeyAccepted: true,
+	});
+}
