@@ -62,8 +62,8 @@ export class RequestScheduler {
 
 	private readonly windows: Window[] = [];
 
-	/** The request each item has under way, as the windows count it. */
-	private readonly underWay = new Map<number, Counted>();
+	/** The requests each item has under way, as the windows count them. */
+	private readonly underWay = new Map<number, Counted[]>();
 
 	/** Waiting for an answer: every request the windows count is still under way. */
 	private answerWaiters: Array<() => void> = [];
@@ -151,7 +151,9 @@ export class RequestScheduler {
 		const counted = this.underWay.get(itemIndex);
 		if (!counted) return;
 		this.underWay.delete(itemIndex);
-		counted.answeredAt = Date.now();
+		// Normally one; should an item ever have two under way, freeing both early beats a stall.
+		const now = Date.now();
+		for (const request of counted) request.answeredAt = now;
 		for (const wake of this.answerWaiters.splice(0)) wake();
 	}
 
@@ -231,7 +233,7 @@ export class RequestScheduler {
 	private recordStart(itemIndex: number): void {
 		if (this.windows.length === 0) return;
 		const counted: Counted = { answeredAt: Infinity };
-		this.underWay.set(itemIndex, counted);
+		this.underWay.set(itemIndex, [...(this.underWay.get(itemIndex) ?? []), counted]);
 		for (const window of this.windows) {
 			window.counted.push(counted);
 			if (window.counted.length > window.limit) window.counted.splice(0, window.counted.length - window.limit);
