@@ -5,7 +5,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
+
+import type { IDataObject } from 'n8n-workflow';
 
 import { startEmulator } from '../test/emulator';
 import type { Emulator } from '../test/emulator';
@@ -32,7 +35,7 @@ function buildIfNeeded(): void {
 }
 
 // What the triggers and the Code node of each example would emit in a real n8n.
-const EXAMPLES: Array<{ file: string; story: string; inputs: Record<string, Record<string, unknown>[]> }> = [
+const EXAMPLES: Array<{ file: string; story: string; inputs: Record<string, IDataObject[]> }> = [
 	{
 		file: 'form-submission-template-confirmation.json',
 		story: 'A visitor books an appointment in an n8n form; the Messaging node sends the template confirmation.',
@@ -69,7 +72,7 @@ const EXAMPLES: Array<{ file: string; story: string; inputs: Record<string, Reco
 ];
 
 /** Shows which header carried the secret without showing the secret. */
-function authHeader(headers: Record<string, string | undefined>): string {
+function authHeader(headers: IncomingHttpHeaders): string {
 	if (headers['x-api-key']) return 'X-API-Key: ***';
 	const authorization = headers.authorization;
 	if (!authorization) return '(no auth header)';
@@ -95,7 +98,7 @@ async function main(): Promise<void> {
 			console.log(`■ ${workflow.name}  (examples/${example.file})`);
 			console.log(`  ${example.story}`);
 			const before = emulator.requests.length;
-			const run = await runWorkflow({ workflow, credentials: emulator.credentials, stubOutputs: example.inputs });
+			const run = await runWorkflow({ workflow, credentials: { ...emulator.credentials }, stubOutputs: example.inputs });
 			console.log('  Requests the service received:');
 			printRequests(emulator, before);
 			for (const node of workflow.nodes.filter((n: { type: string }) => n.type.startsWith('n8n-nodes-messaging.'))) {

@@ -169,7 +169,8 @@ export interface EmulatorTokens {
 }
 
 /** Credential data for the three credential types, ready to paste into n8n. */
-export interface EmulatorCredentials {
+// A type alias, not an interface, so it can be passed where a Record of credential data is expected.
+export type EmulatorCredentials = {
 	messagingBearerApi: {
 		accessToken: string;
 		sendBaseUrl: string;
@@ -179,7 +180,7 @@ export interface EmulatorCredentials {
 	};
 	messagingAuthorizationKeyApi: { apiKey: string; dashboardUrl: string };
 	messagingXApiKeyApi: { apiKey: string; apiUrl: string };
-}
+};
 
 export interface StartOptions {
 	/** 0 (default) = a free port. */

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import type { IDataObject } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
 import { runWorkflow } from '../harness';
@@ -11,7 +12,7 @@ const examplesDir = join(__dirname, '..', '..', 'examples');
 const load = (name: string) => JSON.parse(readFileSync(join(examplesDir, name), 'utf8'));
 
 // The triggers and the Code node come from n8n itself; here they emit what they would.
-const stubOutputs: Record<string, Record<string, Record<string, unknown>[]>> = {
+const stubOutputs: Record<string, Record<string, IDataObject[]>> = {
 	'form-submission-template-confirmation.json': {
 		'Booking Form': [{ Name: 'Ada Lovelace', Phone: '+44 20 7946 0958', Appointment: 'Friday 10:30', submittedAt: '2026-11-21T10:00:00Z' }],
 	},

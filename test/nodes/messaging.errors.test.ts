@@ -1,3 +1,4 @@
+import type { INodeParameters } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
 import { n8nWorkflow } from '../harness';
@@ -134,7 +135,7 @@ describe('the other error bodies', () => {
 		['sendDashboard', { resource: 'message', operation: 'sendDashboard', to: '+14155550123', text: 'x' }, 'Delivery failed'],
 	])('a 200 that reports failure (%s) is a failure', async (_, parameters, reason) => {
 		emulator().setFaults({ script: ['success-false'] });
-		const run = await runMessaging(emulator(), parameters, [{ phone: '+14155550123', text: 'x' }]);
+		const run = await runMessaging(emulator(), parameters as INodeParameters, [{ phone: '+14155550123', text: 'x' }]);
 		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeApiError);
 		expect(run.error?.message).toContain(reason);
 		expect((run.error as { httpCode?: string }).httpCode).toBe('200');

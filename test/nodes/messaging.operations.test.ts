@@ -1,3 +1,4 @@
+import type { ResourceMapperValue } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
 import { APPOINTMENT_REMINDER, mapperValue, ORDER_CONFIRMATION, runMessaging, useEmulator } from './setup';
@@ -131,7 +132,7 @@ describe('Message → Send Template', () => {
 		};
 		const unknown = await runMessaging(
 			emulator(),
-			{ ...base, variables: { ...mapperValue({ body1: 'a', body2: 'b' }), value: { body1: 'a', body2: 'b', body9: 'c' } } },
+			{ ...base, variables: { ...mapperValue({ body1: 'a', body2: 'b' }), value: { body1: 'a', body2: 'b', body9: 'c' } } as ResourceMapperValue },
 			[{}],
 		);
 		expect(unknown.error?.name).toBe('NodeOperationError');

@@ -1,4 +1,4 @@
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, INodeParameters, ResourceMapperValue } from 'n8n-workflow';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 
 import { startEmulator } from '../emulator';
@@ -50,7 +50,7 @@ export async function runMessaging(emulator: Emulator, parameters: INodeParamete
 		items,
 		credentials: {
 			...emulator.credentials,
-			...(options.credentialData ? { [credentialType]: options.credentialData } : {}),
+			...(options.credentialData ? { [credentialType]: options.credentialData as ICredentialDataDecryptedObject } : {}),
 		},
 	});
 }
@@ -67,7 +67,7 @@ export async function runSandbox(emulator: Emulator, parameters: INodeParameters
 		items,
 		credentials: {
 			...emulator.credentials,
-			...(options.credentialData ? { messagingBearerApi: options.credentialData } : {}),
+			...(options.credentialData ? { messagingBearerApi: options.credentialData as ICredentialDataDecryptedObject } : {}),
 		},
 	});
 }
@@ -76,9 +76,14 @@ export const APPOINTMENT_REMINDER = '3f1c2a9e-7b4d-4e8a-9c61-2d5e8f0a1b01';
 export const ORDER_CONFIRMATION = '8a7b6c5d-4e3f-4a2b-9c1d-0e9f8a7b6c02';
 
 /** A resource mapper value as the editor saves it for the given variable names. */
-export function mapperValue(values: Record<string, unknown>, fields = Object.keys(values)) {
+export function mapperValue(
+	values: NonNullable<ResourceMapperValue['value']>,
+	fields = Object.keys(values),
+): ResourceMapperValue {
 	return {
 		mappingMode: 'defineBelow',
+		attemptToConvertTypes: false,
+		convertFieldsToString: true,
 		value: values,
 		matchingColumns: [],
 		schema: fields.map((id) => ({
@@ -87,7 +92,7 @@ export function mapperValue(values: Record<string, unknown>, fields = Object.key
 			required: true,
 			defaultMatch: false,
 			display: true,
-			type: 'string',
+			type: 'string' as const,
 			canBeUsedToMatch: false,
 		})),
 	};
