@@ -1,0 +1,143 @@
+/**
+ * Deterministic bulk runs (scripted faults): output order, send order at concurrency 1,
+ * pacing (Max Requests Per Second) and Max Concurrent Requests, measured at the emulator.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import { startEmulator, type Emulator } from '../emulator';
+import { bulkItems, deliveryKey, pairingProblems, phoneOf, runDirectSend, sendRequests, textOf } from './support';
+
+let emulator: Emulator;
+
+beforeAll(async () => {
+	emulator = await startEmulator({ seed: 11 });
+});
+afterAll(async () => {
+	await emulator?.close();
+});
+beforeEach(() => emulator.reset());
+
+const deliveredRecipients = () => emulator.deliveries.map((delivery) => delivery.recipient);
+const inputOrder = (count: number) => Array.from({ length: count }, (_, index) => phoneOf(index));
+
+function expectAllDeliveredOnce(count: number) {
+	expect(emulator.duplicates()).toEqual([]);
+	expect(emulator.deliveries).toHaveLength(count);
+	const counts = emulator.deliveryCounts();
+	for (let index = 0; index < count; index++) expect(counts.get(deliveryKey(index)), `item ${index}`).toBe(1);
+}
+
+function expectSuccessItemsInOrder(items: Awaited<ReturnType<typeof runDirectSend>>['items'], count: number) {
+	expect(pairingProblems(items, count)).toEqual([]);
+	expect(items.map((item) => item.json.to)).toEqual(inputOrder(count));
+	expect(items.every((item) => item.json.success === true)).toBe(true);
+}
+
+describe('order', () => {
+	it('concurrency 1: requests, deliveries and output all follow input order', async () => {
+		const run = await runDirectSend(emulator, { items: bulkItems(25), options: { maxConcurrent: 1 } });
+		expect(run.error).toBeUndefined();
+		expectSuccessItemsInOrder(run.items, 25);
+		expect(sendRequests(emulator).map((request) => (request.body as { phone: string }).phone)).toEqual(inputOrder(25));
+		expect(deliveredRecipients()).toEqual(inputOrder(25));
+		expect(emulator.deliveries.map((delivery) => delivery.content)).toEqual(inputOrder(25).map((_, index) => textOf(index)));
+	});
+
+	it('concurrency 1 keeps input order even when an item is retried (429, then a dropped connection)', async () => {
+		// Item 3's first attempt is rate limited, item 6's first attempt is dropped before processing.
+		// "1 sends in input order" (README): the retried item must still go before the items after it.
+		emulator.setFaults({ script: ['ok', 'ok', 'ok', '429', 'ok', 'ok', 'ok', 'ok', 'reset'] });
+		const run = await runDirectSend(emulator, { items: bulkItems(12), options: { maxConcurrent: 1 } });
+		expect(run.error).toBeUndefined();
+		expectSuccessItemsInOrder(run.items, 12);
+		expectAllDeliveredOnce(12);
+		expect(sendRequests(emulator).map((request) => request.outcome)).toContain('rate-limited');
+		expect(sendRequests(emulator).map((request) => request.outcome)).toContain('reset');
+		expect(deliveredRecipients()).toEqual(inputOrder(12));
+	}, 15_000);
+
+	it('concurrency 16: messages may complete out of order, the output still follows input order', async () => {
+		// Item 0 is rate limited while items 1-15 are already under way, so they finish first.
+		emulator.setFaults({ latencyMs: 20, script: ['429'] });
+		const run = await runDirectSend(emulator, { items: bulkItems(40), options: { maxConcurrent: 16 } });
+		expect(run.error).toBeUndefined();
+		expectSuccessItemsInOrder(run.items, 40);
+		expectAllDeliveredOnce(40);
+		// The run really was reordered at the service, so the output order is the node's doing.
+		expect(deliveredRecipients()).not.toEqual(inputOrder(40));
+		expect(deliveredRecipients().indexOf(phoneOf(0))).toBeGreaterThan(0);
+	}, 15_000);
+
+	it('concurrency 16 with Continue On Fail: error items stay in place', async () => {
+		const items = bulkItems(30);
+		items[4] = { ...items[4], phone: 'not a phone' }; // bad input: fails before any request
+		items[9] = { ...items[9], phone: '+15550000000' }; // the service: not on the platform
+		emulator.setFaults({ latencyMs: 5 });
+		const run = await runDirectSend(emulator, { items, options: { maxConcurrent: 16 }, continueOnFail: true });
+		expect(run.error).toBeUndefined();
+		expect(pairingProblems(run.items, 30)).toEqual([]);
+		run.items.forEach((item, index) => {
+			if (index === 4) expect(item.json.error).toMatch(/Phone.*E\.164/);
+			else if (index === 9) expect(item.json.error).toMatch(/no active account/i);
+			else expect(item.json).toMatchObject({ success: true, to: phoneOf(index) });
+		});
+		expect(emulator.deliveries).toHaveLength(28);
+		expect(sendRequests(emulator)).toHaveLength(29);
+	});
+});
+
+describe('pacing and concurrency, measured at the emulator', () => {
+	it('Max Requests Per Second 20 over 40 items: never more than 20 in any second, about 2 s in all', async () => {
+		// Measured where it matters, at the service: it counts a request when it arrives, which can be
+		// well after the node let it start (a cold connection, a busy event loop).
+		const run = await runDirectSend(emulator, { items: bulkItems(40), options: { maxConcurrent: 8, maxPerSecond: 20 } });
+		expect(run.error).toBeUndefined();
+		expectAllDeliveredOnce(40);
+		expect(emulator.maxRequestsInWindow(1000)).toBeLessThanOrEqual(20);
+		const requests = sendRequests(emulator);
+		const span = requests.at(-1)!.at - requests[0].at;
+		// Evenly spaced at 50 ms: the 40th request starts ~1.95 s after the first.
+		expect(span).toBeGreaterThanOrEqual(1_800);
+		expect(span).toBeLessThan(2_600);
+		expect(run.elapsedMs).toBeLessThan(4_000);
+		// Evenly spaced (50 ms), not in bursts.
+		const gaps = requests.slice(1).map((request, n) => request.at - requests[n].at).sort((a, b) => a - b);
+		expect(gaps[Math.floor(gaps.length / 2)]).toBeGreaterThan(40);
+		expect(gaps[Math.floor(gaps.length / 2)]).toBeLessThan(65);
+	}, 15_000);
+
+	it('Max Requests Per Minute is honoured the same way (30/min: 3 requests take ~4 s)', async () => {
+		const run = await runDirectSend(emulator, { items: bulkItems(3), options: { maxConcurrent: 3, maxPerMinute: 30 } });
+		expect(run.error).toBeUndefined();
+		const requests = sendRequests(emulator);
+		expect(requests).toHaveLength(3);
+		// 60 s / 30 = one request every 2 s.
+		expect(requests[1].at - requests[0].at).toBeGreaterThanOrEqual(1_950);
+		expect(requests[2].at - requests[1].at).toBeGreaterThanOrEqual(1_950);
+	}, 15_000);
+
+	it.each([1, 4, 10])('Max Concurrent Requests %i: never more requests in flight at the service', async (maxConcurrent) => {
+		const latencyMs = 60;
+		emulator.setFaults({ latencyMs });
+		const count = maxConcurrent * 5;
+		const run = await runDirectSend(emulator, { items: bulkItems(count), options: { maxConcurrent } });
+		expect(run.error).toBeUndefined();
+		expectAllDeliveredOnce(count);
+		// Each request stays at the service for at least latencyMs, so requests that arrive within
+		// latencyMs of each other are in flight together: that count is a lower bound of the
+		// in-flight number and must not exceed the limit, and it reaches the limit (it is used).
+		expect(inFlightPeak(latencyMs)).toBe(maxConcurrent);
+		// And it really overlapped: 5 rounds of latency, not count rounds.
+		expect(run.elapsedMs).toBeLessThan(latencyMs * (count / maxConcurrent) * 2 + 1_000);
+	}, 20_000);
+});
+
+/** Most requests that were at the emulator at one moment (each for at least `stayMs` after arrival). */
+function inFlightPeak(stayMs: number): number {
+	const arrivals = sendRequests(emulator).map((request) => request.at);
+	let peak = 0;
+	for (const at of arrivals) {
+		peak = Math.max(peak, arrivals.filter((other) => other <= at && other > at - stayMs).length);
+	}
+	return peak;
+}

@@ -1,0 +1,266 @@
+/**
+ * What is retried and what is not (README "Bulk sending: fast and safe"), with scripted
+ * faults so every run is deterministic:
+ *   - 429: the whole run waits for Retry-After (measured at the emulator); Max Wait caps it;
+ *   - a send that timed out or got a 5xx is NOT retried and says it may have been delivered;
+ *   - reads and deletes ARE retried after a 5xx or a timeout;
+ *   - "Retry Sends After Server Errors" retries sends (at-least-once, by choice).
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import { startEmulator, type Emulator, type RequestRecord } from '../emulator';
+import {
+	MAY_HAVE_BEEN_DELIVERED,
+	bulkItems,
+	deliveryKey,
+	errorText,
+	pairingProblems,
+	phoneOf,
+	runDirectSend,
+	runOperation,
+	sendRequests,
+} from './support';
+
+let emulator: Emulator;
+
+beforeAll(async () => {
+	emulator = await startEmulator({ seed: 5 });
+});
+afterAll(async () => {
+	await emulator?.close();
+});
+beforeEach(() => emulator.reset());
+
+const requestsTo = (api: RequestRecord['api']) => emulator.requests.filter((request) => request.api === api);
+const phoneOfRequest = (request: RequestRecord) => (request.body as { phone: string }).phone;
+// `at` (performance clock) and the scheduler's Date.now() may disagree by a few ms.
+const CLOCK_SLACK_MS = 10;
+
+describe('429: the whole run waits for Retry-After', () => {
+	it('no request of the run reaches the service before the retry time (paced run)', async () => {
+		const latencyMs = 20;
+		emulator.setFaults({ latencyMs, script: ['429'] });
+		// Paced at 5/s, items 1.. would start at 200 ms, 400 ms, ... if the 429 (answered after
+		// ~20-50 ms) did not pause them.
+		const run = await runDirectSend(emulator, { items: bulkItems(6), options: { maxConcurrent: 4, maxPerSecond: 5 } });
+		expect(run.error).toBeUndefined();
+		expect(pairingProblems(run.items, 6)).toEqual([]);
+		expect(emulator.duplicates()).toEqual([]);
+		expect(emulator.deliveries).toHaveLength(6);
+
+		const [limited, ...rest] = sendRequests(emulator);
+		expect(limited.outcome).toBe('rate-limited');
+		expect(phoneOfRequest(limited)).toBe(phoneOf(0));
+		// The 429 was answered latencyMs after it arrived; Retry-After: 1 second from then.
+		const retryTime = limited.at + latencyMs + 1_000;
+		expect(rest.map((request) => Math.round(request.at - retryTime))).toSatisfy((offsets: number[]) =>
+			offsets.every((offset) => offset >= -CLOCK_SLACK_MS),
+		);
+		// Item 0 was retried after the pause and delivered once.
+		expect(rest.filter((request) => phoneOfRequest(request) === phoneOf(0)).map((request) => request.outcome)).toEqual(['delivered']);
+		expect(emulator.deliveryCounts().get(deliveryKey(0))).toBe(1);
+	});
+
+	it('with 4 in flight: requests already under way finish, nothing new starts until the retry time', async () => {
+		const latencyMs = 40;
+		emulator.setFaults({ latencyMs, script: ['429'] });
+		const run = await runDirectSend(emulator, { items: bulkItems(12), options: { maxConcurrent: 4 } });
+		expect(run.error).toBeUndefined();
+		expect(pairingProblems(run.items, 12)).toEqual([]);
+		expect(emulator.duplicates()).toEqual([]);
+		expect(emulator.deliveries).toHaveLength(12);
+
+		const requests = sendRequests(emulator);
+		const limited = requests.find((request) => request.outcome === 'rate-limited')!;
+		const answeredAt = limited.at + latencyMs;
+		// Requests the client started before it read the 429 may still arrive just after it was
+		// answered (they were under way); after a short grace nothing may arrive until the retry time.
+		const graceMs = 50;
+		const early = requests.filter((request) => request.at > answeredAt + graceMs && request.at < answeredAt + 1_000 - CLOCK_SLACK_MS);
+		expect(early.map((request) => `${phoneOfRequest(request)} at +${Math.round(request.at - answeredAt)} ms`)).toEqual([]);
+		expect(requests.filter((request) => request.at >= answeredAt + 1_000 - CLOCK_SLACK_MS).length).toBeGreaterThanOrEqual(5);
+		expect(run.elapsedMs).toBeGreaterThan(1_000);
+	});
+
+	it('Retry-After as an HTTP date from a real sliding-window limit: every item delivered exactly once', async () => {
+		emulator.setFaults({ rateLimit: { limit: 4, windowMs: 1_000, retryAfterFormat: 'date' } });
+		const run = await runDirectSend(emulator, { items: bulkItems(10), options: { maxConcurrent: 2 } });
+		expect(run.error).toBeUndefined();
+		expect(pairingProblems(run.items, 10)).toEqual([]);
+		expect(run.items.every((item) => item.json.success === true)).toBe(true);
+		expect(emulator.duplicates()).toEqual([]);
+		expect(emulator.deliveries).toHaveLength(10);
+		expect(sendRequests(emulator).some((request) => request.outcome === 'rate-limited')).toBe(true);
+		// A date Retry-After has 1 s resolution and the emulator rounds it up: never more than
+		// the limit of deliveries within one window.
+		expect(emulator.maxRequestsInWindow(1_000, (request) => request.outcome === 'delivered')).toBeLessThanOrEqual(4);
+	}, 20_000);
+
+	it('Max Wait caps it: a Retry-After above Max Wait fails the item with the rate-limit reason, without waiting', async () => {
+		emulator.setFaults({ rateLimit: { limit: 0, windowMs: 60_000, retryAfterSeconds: 30 } });
+		const run = await runDirectSend(emulator, {
+			items: bulkItems(3),
+			options: { maxConcurrent: 1, maxWaitSeconds: 2 },
+			continueOnFail: true,
+		});
+		expect(run.error).toBeUndefined();
+		expect(pairingProblems(run.items, 3)).toEqual([]);
+		for (const item of run.items) {
+			expect(errorText(item)).toMatch(/rate limit/i);
+			expect(errorText(item)).toMatch(/30 s.*Max Wait \(2 s\)/);
+		}
+		expect(emulator.deliveries).toHaveLength(0);
+		// Each item asked once and gave up at once (no 30 s wait, no retry).
+		expect(sendRequests(emulator)).toHaveLength(3);
+		expect(run.elapsedMs).toBeLessThan(2_000);
+	});
+
+	it('Max Wait without Continue On Fail: the run fails with the rate-limit reason', async () => {
+		emulator.setFaults({ rateLimit: { limit: 0, windowMs: 60_000, retryAfterSeconds: 30 } });
+		const run = await runDirectSend(emulator, { items: bulkItems(3), options: { maxWaitSeconds: 2 } });
+		expect(run.error?.message).toMatch(/rate limit/i);
+		expect(run.error?.name).toBe('NodeApiError');
+		expect(sendRequests(emulator)).toHaveLength(1);
+	});
+
+	it('a Retry-After within Max Wait is waited for (Max Wait is a cap, not a wait)', async () => {
+		emulator.setFaults({ rateLimit: { limit: 1, windowMs: 60_000, retryAfterSeconds: 1 } });
+		const run = await runDirectSend(emulator, { items: bulkItems(2), options: { maxWaitSeconds: 1, maxRetries: 1 }, continueOnFail: true });
+		// Item 1 is refused with Retry-After: 1 (= Max Wait), waits, is refused again, and fails after its one retry.
+		expect(run.items[0].json.success).toBe(true);
+		expect(errorText(run.items[1])).toMatch(/rate limit/i);
+		expect(sendRequests(emulator).map((request) => request.outcome)).toEqual(['delivered', 'rate-limited', 'rate-limited']);
+		const [, first, second] = sendRequests(emulator);
+		expect(second.at - first.at).toBeGreaterThanOrEqual(1_000 - CLOCK_SLACK_MS);
+	});
+});
+
+describe('sends are not retried when the service may have acted on them', () => {
+	it('a send that times out is not retried and says it may have been delivered', async () => {
+		emulator.setFaults({ script: ['hang'] });
+		const run = await runDirectSend(emulator, { items: bulkItems(3), options: { timeoutSeconds: 1 }, continueOnFail: true });
+		expect(run.error).toBeUndefined();
+		expect(pairingProblems(run.items, 3)).toEqual([]);
+		expect(errorText(run.items[0])).toMatch(/within 1 s/);
+		expect(errorText(run.items[0])).toMatch(MAY_HAVE_BEEN_DELIVERED);
+		expect(run.items.slice(1).map((item) => item.json.success)).toEqual([true, true]);
+		const attempts = sendRequests(emulator).filter((request) => phoneOfRequest(request) === phoneOf(0));
+		expect(attempts.map((request) => request.outcome)).toEqual(['hang']);
+		expect(run.elapsedMs).toBeGreaterThanOrEqual(950);
+		expect(run.elapsedMs).toBeLessThan(5_000);
+	});
+
+	it.each(['5xx-after', '5xx-before'] as const)('a send answered %s is not retried and says it may have been delivered', async (fault) => {
+		emulator.setFaults({ script: [fault] });
+		const run = await runDirectSend(emulator, { items: bulkItems(2), continueOnFail: true });
+		expect(errorText(run.items[0])).toMatch(MAY_HAVE_BEEN_DELIVERED);
+		expect(run.items[1].json.success).toBe(true);
+		expect(sendRequests(emulator).map((request) => request.outcome)).toEqual([fault, 'delivered']);
+		expect(emulator.duplicates()).toEqual([]);
+	});
+
+	it('a dropped connection before any answer IS retried, and delivered once', async () => {
+		emulator.setFaults({ script: ['reset', 'reset'] });
+		const run = await runDirectSend(emulator, { items: bulkItems(1) });
+		expect(run.error).toBeUndefined();
+		expect(run.items[0].json.success).toBe(true);
+		expect(sendRequests(emulator).map((request) => request.outcome)).toEqual(['reset', 'reset', 'delivered']);
+		expect(emulator.deliveries).toHaveLength(1);
+	});
+
+	it('Retry Sends After Server Errors: a send IS retried after a 5xx (at-least-once, as documented)', async () => {
+		emulator.setFaults({ script: ['5xx-before', '5xx-after'] });
+		const run = await runDirectSend(emulator, { items: bulkItems(1), options: { retrySendsOnServerError: true } });
+		expect(run.error).toBeUndefined();
+		expect(run.items[0].json.success).toBe(true);
+		expect(sendRequests(emulator).map((request) => request.outcome)).toEqual(['5xx-before', '5xx-after', 'delivered']);
+		// The 5xx-after attempt had delivered it already: the documented price of the option.
+		expect(emulator.deliveryCounts().get(deliveryKey(0))).toBe(2);
+	});
+
+	it('Retry Sends After Server Errors: a timed-out send is retried too', async () => {
+		emulator.setFaults({ script: ['hang'] });
+		const run = await runDirectSend(emulator, { items: bulkItems(1), options: { retrySendsOnServerError: true, timeoutSeconds: 1 } });
+		expect(run.error).toBeUndefined();
+		expect(sendRequests(emulator).map((request) => request.outcome)).toEqual(['hang', 'delivered']);
+	});
+
+	it('Max Retries bounds the retries of what is retried', async () => {
+		emulator.setFaults({ script: ['reset', 'reset', 'reset', 'reset'] });
+		const run = await runDirectSend(emulator, { items: bulkItems(1), options: { maxRetries: 2 }, continueOnFail: true });
+		expect(errorText(run.items[0])).toMatch(/connection/i);
+		expect(errorText(run.items[0])).not.toMatch(MAY_HAVE_BEEN_DELIVERED);
+		expect(sendRequests(emulator).map((request) => request.outcome)).toEqual(['reset', 'reset', 'reset']);
+		expect(emulator.deliveries).toHaveLength(0);
+	});
+});
+
+describe('reads and deletes are retried after a 5xx or a timeout', () => {
+	const templatesGetAll = { resource: 'template', operation: 'getAll', returnAll: true, options: {} };
+
+	it.each(['5xx-after', '5xx-before', 'reset'] as const)('template getAll after %s', async (fault) => {
+		emulator.setFaults({ script: [fault] });
+		const run = await runOperation(emulator, { parameters: templatesGetAll });
+		expect(run.error).toBeUndefined();
+		expect(run.items.map((item) => item.json.template_id)).toEqual(emulator.templates.map((template) => template.template_id));
+		expect(requestsTo('templates').map((request) => request.outcome)).toEqual([fault, 'ok']);
+	});
+
+	it('template getAll after a timeout', async () => {
+		emulator.setFaults({ script: ['hang'] });
+		const run = await runOperation(emulator, { parameters: { ...templatesGetAll, options: { timeoutSeconds: 1 } } });
+		expect(run.error).toBeUndefined();
+		expect(run.items).toHaveLength(emulator.templates.length);
+		expect(requestsTo('templates').map((request) => request.outcome)).toEqual(['hang', 'ok']);
+	});
+
+	it.each(['5xx-after', '5xx-before'] as const)('plant getAll after %s', async (fault) => {
+		emulator.setFaults({ script: [fault, fault] });
+		const run = await runOperation(emulator, {
+			type: 'sandboxPlants',
+			parameters: { resource: 'plant', operation: 'getAll', returnAll: false, limit: 2, options: {} },
+		});
+		expect(run.error).toBeUndefined();
+		expect(run.items.map((item) => item.json.name)).toEqual(['Monstera', 'Aloe vera']);
+		expect(requestsTo('plantsList').map((request) => request.outcome)).toEqual([fault, fault, 'ok']);
+		expect(requestsTo('plantsList').every((request) => request.query.limit === '2')).toBe(true);
+	});
+
+	it('plant delete after a 5xx before processing', async () => {
+		emulator.setFaults({ script: ['5xx-before'] });
+		const run = await runOperation(emulator, {
+			type: 'sandboxPlants',
+			parameters: { resource: 'plant', operation: 'delete', plantId: 2, options: {} },
+		});
+		expect(run.error).toBeUndefined();
+		expect(run.items.map((item) => item.json)).toEqual([{ deleted: true, id: 2 }]);
+		expect(requestsTo('plantsDelete').map((request) => request.outcome)).toEqual(['5xx-before', 'ok']);
+		expect(emulator.plants().map((plant) => plant.id)).toEqual([1, 3]);
+	});
+
+	it('plant delete after a 5xx AFTER processing: the retry finds the plant gone, and that is success', async () => {
+		// The first DELETE was carried out, then answered 500. Repeating a DELETE is safe exactly
+		// because its end state is the same; the retry's 404 means "already deleted", not a failure.
+		emulator.setFaults({ script: ['5xx-after'] });
+		const run = await runOperation(emulator, {
+			type: 'sandboxPlants',
+			parameters: { resource: 'plant', operation: 'delete', plantId: 2, options: {} },
+		});
+		expect(requestsTo('plantsDelete').map((request) => request.status)).toEqual([500, 404]);
+		expect(emulator.plants().map((plant) => plant.id)).toEqual([1, 3]);
+		expect(run.error?.message).toBeUndefined();
+		expect(run.items.map((item) => item.json)).toEqual([{ deleted: true, id: 2 }]);
+	});
+
+	it('plant create (a POST) is not retried after a 5xx', async () => {
+		emulator.setFaults({ script: ['5xx-after'] });
+		const run = await runOperation(emulator, {
+			type: 'sandboxPlants',
+			parameters: { resource: 'plant', operation: 'create', name: 'Fern', plantId: 40, additionalFields: {}, options: {} },
+			continueOnFail: true,
+		});
+		expect(errorText(run.items[0])).toMatch(/internal server error/i);
+		expect(requestsTo('plantsCreate')).toHaveLength(1);
+		expect(emulator.plants().filter((plant) => plant.id === 40)).toHaveLength(1);
+	});
+});
