@@ -8,7 +8,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { startEmulator, type Emulator } from '../emulator';
-import { bulkItems, errorText, pairingProblems, phoneOf, runDirectSend, sendRequests } from './support';
+import { bulkItems, errorText, pairingProblems, phoneOf, runDirectSend, runOperation, sendRequests } from './support';
 
 let emulator: Emulator;
 
@@ -126,6 +126,20 @@ describe('without Continue On Fail the run fails with the reason and later items
 		const after = requests.filter((request) => request.at > failedAt.at + 15 + 50);
 		expect(after).toEqual([]);
 		expect(requests.length).toBeLessThan(40);
+	});
+
+	it('bad input in a batch of deletes: nothing is deleted (deletes are not held like sends, the checks still come first)', async () => {
+		const items = Array.from({ length: 200 }, (_, index) => ({ plantId: index + 1 }));
+		items[199] = { plantId: 'abc' } as never;
+		const run = await runOperation(emulator, {
+			type: 'sandboxPlants',
+			parameters: { resource: 'plant', operation: 'delete', plantId: '={{ $json.plantId }}', options: { maxConcurrent: 4 } },
+			items,
+		});
+		expect(run.error?.name).toBe('NodeOperationError');
+		expect((run.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(199);
+		expect(emulator.requests).toHaveLength(0);
+		expect(emulator.plants().map((plant) => plant.id)).toEqual([1, 2, 3]);
 	});
 
 	it('bad input in any item stops the run before anything is sent', async () => {

@@ -115,6 +115,13 @@ describe('429: the whole run waits for Retry-After', () => {
 		expect(run.elapsedMs).toBeLessThan(2_000);
 	});
 
+	it('a fractional Max Wait is stated as set (0.5 s), not rounded into a contradiction ("wait 1 s, more than Max Wait (1 s)")', async () => {
+		emulator.setFaults({ script: ['429'] });
+		const run = await runDirectSend(emulator, { items: bulkItems(1), options: { maxWaitSeconds: 0.5 }, continueOnFail: true });
+		expect(errorText(run.items[0])).toMatch(/wait 1 s, more than Max Wait \(0\.5 s\)/);
+		expect(sendRequests(emulator)).toHaveLength(1);
+	});
+
 	it('Max Wait without Continue On Fail: the run fails with the rate-limit reason', async () => {
 		emulator.setFaults({ rateLimit: { limit: 0, windowMs: 60_000, retryAfterSeconds: 30 } });
 		const run = await runDirectSend(emulator, { items: bulkItems(3), options: { maxWaitSeconds: 2 } });

@@ -242,6 +242,39 @@ describe('Message → Send Template', () => {
 	}, 120_000);
 });
 
+describe('Message → Send Template, variables mapped automatically from the item', () => {
+	it('only the template\'s variables are read from the item, each sent as text; anything else in the item is ignored', async () => {
+		const tally = new Tally();
+		const otherKeys = fc.dictionary(fc.constantFrom('body3', 'media', 'name', 'Body1', 'phone2', 'x'), variableInput, { maxKeys: 3 });
+		await fc.assert(
+			fc.asyncProperty(fc.oneof(goodVariable, variableInput), mostly(goodVariable, variableInput), otherKeys, async (body1, body2, others) => {
+				const run = await runBounded(emulator, {
+					parameters: {
+						resource: 'message',
+						operation: 'sendTemplate',
+						phoneNumber: '={{ $json.phone }}',
+						template: { __rl: true, mode: 'id', value: APPOINTMENT_REMINDER },
+						variables: { mappingMode: 'autoMapInputData', value: null, matchingColumns: [], schema },
+						options: {},
+					},
+					items: [
+						{ phone: VALID.phone, body1: 'Ada', body2: 'Monday' },
+						itemWith({ ...others, phone: VALID.phone, body1, body2 }),
+					],
+				});
+				const model = modelTemplateSend(VALID.phone, APPOINTMENT_REMINDER, [
+					['body1', body1],
+					['body2', body2],
+				]);
+				if (model === 'refused') return tally.refusedBeforeAnyRequest(run, 1, /[Vv]ariable/);
+				tally.sentExactly(run, { api: 'templateSend', method: 'POST', body: model }, 2);
+			}),
+			fcOptions(60),
+		);
+		tally.expectBoth();
+	}, 90_000);
+});
+
 // ---------------------------------------------------------------------------------------------
 // Attachments
 // ---------------------------------------------------------------------------------------------
