@@ -54,10 +54,10 @@ export function checkAttachmentUrl(raw: string): AttachmentCheck {
 	try {
 		url = new URL(raw.trim());
 	} catch {
-		return { ok: false, problem: `"${raw}" is not a URL; use a public http(s) link to the file` };
+		return { ok: false, problem: `${quoted(raw)} is not a URL; use a public http(s) link to the file` };
 	}
 	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-		return { ok: false, problem: `"${raw}" must start with https:// or http:// (a public link the service can fetch)` };
+		return { ok: false, problem: `${quoted(raw)} must start with https:// or http:// (a public link the service can fetch)` };
 	}
 	const lastSegment = url.pathname.split('/').pop() ?? '';
 	let fileName: string | undefined;
@@ -77,12 +77,26 @@ export function checkAttachmentUrl(raw: string): AttachmentCheck {
 	return { ok: true, url: raw.trim(), fileName };
 }
 
-/** Parameter values may come from expressions as numbers or booleans; objects are not text. */
+/**
+ * Parameter values may come from expressions as numbers, booleans or dates ({{ $now }} is a
+ * Luxon DateTime); dates become ISO text. Other objects and lists are not text.
+ */
 export function asText(value: unknown): string | undefined {
 	if (value === undefined || value === null) return '';
 	if (typeof value === 'string') return value;
 	if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+	if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : value.toISOString();
+	const toISO = (value as { toISO?: unknown }).toISO;
+	if (typeof toISO === 'function') {
+		const iso: unknown = toISO.call(value);
+		return typeof iso === 'string' ? iso : undefined;
+	}
 	return undefined;
+}
+
+/** A value quoted in an error message: long ones are cut, so a 100 KB field stays readable. */
+export function quoted(value: string, max = 60): string {
+	return value.length > max ? `"${value.slice(0, max)}…" (${value.length} characters)` : `"${value}"`;
 }
 
 /**
@@ -128,7 +142,7 @@ export class ItemInput {
 			this.fail(
 				field,
 				label,
-				`"${raw}" is not a phone number in E.164 format`,
+				`${quoted(raw)} is not a phone number in E.164 format`,
 				'Use the international format: a leading + (or 00), the country code, then the number, 7 to 15 digits in all, e.g. +14155550123. Spaces, dashes, dots and brackets are ignored.',
 			);
 		}
@@ -146,9 +160,10 @@ export class ItemInput {
 	/** A whole number within bounds (IDs, limits). */
 	integer(field: string, label: string, { min }: { min: number }): number {
 		const raw = this.raw(field);
-		const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+		// Decimal only: Number() would also read "0x10", "0b10000" and "1.6e1" as 16.
+		const value = typeof raw === 'string' && /^\s*[+-]?\d+(\.0*)?\s*$/.test(raw) ? Number(raw) : raw;
 		if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
-			this.fail(field, label, `"${String(raw)}" is not a whole number`);
+			this.fail(field, label, `${quoted(String(raw))} is not a whole number`);
 		}
 		if (value < min) this.fail(field, label, `must be at least ${min}, got ${value}`);
 		return value;

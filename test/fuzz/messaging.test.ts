@@ -203,7 +203,7 @@ function modelTemplateSend(phone: Input, templateId: Input, values: Array<[strin
 		variables[name] = text;
 	}
 	if (Object.keys(variables).some((name) => name !== 'body1' && name !== 'body2')) return 'refused';
-	if ((variables.body1 ?? '') === '' || (variables.body2 ?? '') === '') return 'refused';
+	if ((variables.body1 ?? '').trim() === '' || (variables.body2 ?? '').trim() === '') return 'refused';
 	return { template, variables, phone_number: phoneNumber };
 }
 

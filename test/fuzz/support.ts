@@ -52,13 +52,10 @@ export function modelRequiredText(value: Input): string | undefined {
 	return text !== undefined && text.trim() !== '' ? text : undefined;
 }
 
-/**
- * A whole number of at least `min`: numbers as they are, numeric strings as the number they
- * spell. (Non-decimal spellings such as "0x10" are a known issue: see fuzz/sandbox.test.ts.)
- */
+/** A whole number of at least `min`: numbers as they are, decimal strings as the number they spell. */
 export function modelInteger(value: Input, min: number): number | undefined {
 	const raw = value === MISSING ? undefined : value;
-	const number = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+	const number = typeof raw === 'string' && isDecimalIntegerText(raw) ? Number(raw) : raw;
 	return typeof number === 'number' && Number.isSafeInteger(number) && number >= min ? number : undefined;
 }
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
-import { asText, checkAttachmentUrl, normalizePhoneNumber } from '../../nodes/shared/validation';
+import { DateTime } from 'luxon';
+
+import { asText, checkAttachmentUrl, normalizePhoneNumber, quoted } from '../../nodes/shared/validation';
 
 describe('normalizePhoneNumber', () => {
 	it.each([
@@ -75,5 +77,18 @@ describe('asText', () => {
 		expect(asText(undefined)).toBe('');
 		expect(asText({ a: 1 })).toBeUndefined();
 		expect(asText(['a'])).toBeUndefined();
+	});
+
+	it('sends dates ({{ $now }}, Date) as ISO text', () => {
+		expect(asText(new Date('2026-11-21T10:00:00Z'))).toBe('2026-11-21T10:00:00.000Z');
+		expect(asText(new Date('nope'))).toBeUndefined();
+		expect(asText(DateTime.fromISO('2026-11-21T10:00:00.000+01:00', { setZone: true }))).toBe('2026-11-21T10:00:00.000+01:00');
+	});
+});
+
+describe('quoted', () => {
+	it('keeps short values whole and cuts long ones', () => {
+		expect(quoted('abc')).toBe('"abc"');
+		expect(quoted('x'.repeat(100_000))).toBe(`"${'x'.repeat(60)}…" (100000 characters)`);
 	});
 });

@@ -160,7 +160,7 @@ export async function serviceRequest<T = unknown>(
 			throw haltedError(this, state.haltedBy, itemIndex);
 		}
 		const retry = kept !== undefined;
-		const release = kept ?? (await scheduler.acquire(itemIndex, { gated: !idempotent }));
+		const release = kept ?? (await scheduler.acquire(itemIndex, { gated: request.method !== 'GET' }));
 		kept = undefined;
 		let outcome: AttemptOutcome;
 		let finalError: () => NodeApiError;

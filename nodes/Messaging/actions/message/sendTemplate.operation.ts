@@ -4,7 +4,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties, ResourceMapperFie
 import { phoneNumberField } from '../../../shared/descriptions';
 import { firstOf, withRawResponse } from '../../../shared/output';
 import { serviceRequest } from '../../../shared/transport';
-import { asText, ItemInput } from '../../../shared/validation';
+import { asText, ItemInput, quoted } from '../../../shared/validation';
 import { TEMPLATE_ID_PATTERN } from '../../templates';
 
 export const option = {
@@ -101,7 +101,7 @@ export function readVariables(input: ItemInput, parameter: unknown, item: IDataO
 		if (unknown.length > 0) {
 			input.fail('variables', 'Variables', `the template has no variable ${unknown.map((name) => `"${name}"`).join(', ')}; it takes ${expected.join(', ')}`);
 		}
-		const missing = schema.filter((field) => field.required && (variables[field.id] ?? '') === '').map((field) => field.id);
+		const missing = schema.filter((field) => field.required && (variables[field.id] ?? '').trim() === '').map((field) => field.id);
 		if (missing.length > 0) {
 			input.fail(
 				'variables',
@@ -119,7 +119,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const template = String(this.getNodeParameter('template', itemIndex, '', { extractValue: true }) ?? '').trim();
 	if (template === '') input.fail('template', 'Template', 'choose a template from the list or enter its ID');
 	if (!templateIdPattern.test(template)) {
-		input.fail('template', 'Template', `"${template}" is not a template ID; template IDs are UUIDs such as 6f1d2c3b-4a59-4e8f-9a7b-1c2d3e4f5a6b`);
+		input.fail('template', 'Template', `${quoted(template)} is not a template ID; template IDs are UUIDs such as 6f1d2c3b-4a59-4e8f-9a7b-1c2d3e4f5a6b`);
 	}
 	const variables = readVariables(input, this.getNodeParameter('variables', itemIndex, {}), this.getInputData()[itemIndex]?.json ?? {});
 
