@@ -147,14 +147,12 @@ export async function serviceRequest<T = unknown>(
 		ignoreHttpStatusErrors: true,
 	};
 	const credentialsDecrypted = { id: '', name: '', type: api.credentialType, data: credentials };
-	const node = this.getNode();
+	const attempt: AttemptContext = { context: this, request, itemIndex, url: options.url, idempotent, policy, mayHaveActed: false };
 
 	// A retry keeps the item's slot, and so its place in line: with Max Concurrent Requests 1 a
 	// retried message still goes out before the messages after it (input order).
 	let kept: (() => void) | undefined;
-	// An earlier attempt got a 5xx or timed out, so the service may have carried it out.
-	let mayHaveActed = false;
-	for (let attempt = 1; ; attempt++) {
+	for (let attemptNumber = 1; ; attemptNumber++) {
 		if (state.haltedBy) {
 			kept?.();
 			throw haltedError(this, state.haltedBy, itemIndex);
@@ -162,8 +160,7 @@ export async function serviceRequest<T = unknown>(
 		const retry = kept !== undefined;
 		const release = kept ?? (await scheduler.acquire(itemIndex, { gated: request.method !== 'GET' }));
 		kept = undefined;
-		let outcome: AttemptOutcome;
-		let finalError: () => NodeApiError;
+		let verdict: Verdict;
 		// The slot is held until the answer is judged, so that a failure which stops the run
 		// stops it before the next waiting request can start.
 		try {
@@ -180,71 +177,92 @@ export async function serviceRequest<T = unknown>(
 				thrown = error;
 			}
 			scheduler.answered(itemIndex);
+			verdict = judge(attempt, response, thrown);
 
-			if (response) {
-				const status = response.statusCode;
-				const body: unknown = response.body;
-				const failure = readFailure(body, status >= 400);
-				if (!failure && status < 400) return body as T;
-				// A retried DELETE that finds nothing to delete: the earlier attempt did the job.
-				if (status === 404 && request.method === 'DELETE' && mayHaveActed) return undefined as T;
-				const reason = failure ?? { reason: `The service answered HTTP ${status}` };
-				const kind = classifyFailure(reason.reason, status);
-				const retryAfterMs = parseRetryAfter(response.headers?.['retry-after']);
-				if (status === 429 || kind === 'rateLimit') {
-					outcome = { type: 'rateLimited', retryAfterMs };
-				} else if (status >= 500) {
-					outcome = { type: 'serverError' };
-				} else {
-					const error = serviceError(node, { status, failure: reason, itemIndex, body, kind });
-					if (FAILURE_KINDS[kind].stopsRun) state.haltedBy ??= error;
-					throw scheduler.failed(error);
-				}
-				const judged = outcome;
-				finalError = () =>
-					serviceError(node, {
-						status,
-						failure: reason,
-						itemIndex,
-						body,
-						kind: judged.type === 'rateLimited' ? 'rateLimit' : kind,
-						retryAfterMs,
-						...mayHaveBeenSent(judged, idempotent, policy),
-					});
-			} else {
-				const thrownOutcome = outcomeOfThrown(thrown);
-				if (!thrownOutcome) throw scheduler.failed(unexpectedError(this, thrown, itemIndex));
-				outcome = thrownOutcome;
-				finalError = () => connectionError(this, thrownOutcome, options.url, itemIndex, idempotent, policy);
+			if (verdict.type === 'done') return verdict.body as T;
+			if (verdict.type === 'failed') {
+				if (verdict.haltsRun) state.haltedBy ??= verdict.error;
+				throw scheduler.failed(verdict.error);
 			}
-
-			if (outcome.type === 'serverError' || outcome.type === 'timedOut') mayHaveActed = true;
-			if (attempt > policy.maxRetries || !isRetryable(outcome, idempotent, policy.retrySendsOnServerError)) {
-				throw scheduler.failed(finalError());
-			}
-			if (outcome.type === 'rateLimited' && (outcome.retryAfterMs ?? 0) > policy.maxWaitMs) {
-				throw scheduler.failed(
-					serviceError(node, {
-						status: 429,
-						failure: {
-							reason: `Rate limited: the service asked to wait ${Math.ceil(outcome.retryAfterMs! / 1000)} s, more than Max Wait (${seconds(policy.maxWaitMs)})`,
-						},
-						itemIndex,
-						kind: 'rateLimit',
-						retryAfterMs: outcome.retryAfterMs,
-					}),
-				);
+			const { outcome } = verdict;
+			if (outcome.type === 'serverError' || outcome.type === 'timedOut') attempt.mayHaveActed = true;
+			if (attemptNumber > policy.maxRetries || !isRetryable(outcome, idempotent, policy.retrySendsOnServerError)) {
+				throw scheduler.failed(verdict.error());
 			}
 			if (outcome.type === 'rateLimited') {
+				if ((outcome.retryAfterMs ?? 0) > policy.maxWaitMs) throw scheduler.failed(waitTooLongError(attempt, outcome.retryAfterMs!));
 				// Every request of the run waits: the limit is the account's, not this item's.
-				scheduler.pauseUntil(Date.now() + (outcome.retryAfterMs ?? Math.min(backoffMs(attempt), policy.maxWaitMs)));
+				scheduler.pauseUntil(Date.now() + (outcome.retryAfterMs ?? Math.min(backoffMs(attemptNumber), policy.maxWaitMs)));
 			}
 			kept = release;
 		} finally {
 			if (kept !== release) release();
 		}
-		if (outcome.type !== 'rateLimited') await sleep(backoffMs(attempt));
+		if (verdict.outcome.type !== 'rateLimited') await sleep(backoffMs(attemptNumber));
 	}
+}
+
+/** What one attempt of one item's request needs to be judged. */
+interface AttemptContext {
+	context: RequestContext;
+	request: ServiceRequest;
+	itemIndex: number;
+	url: string;
+	idempotent: boolean;
+	policy: RequestPolicy;
+	/** An earlier attempt got a 5xx or timed out, so the service may have carried it out. */
+	mayHaveActed: boolean;
+}
+
+type Verdict =
+	| { type: 'done'; body: unknown }
+	| { type: 'failed'; error: NodeApiError; haltsRun: boolean }
+	/** May be tried again; `error` is what the item fails with if it is not. */
+	| { type: 'retryable'; outcome: AttemptOutcome; error: () => NodeApiError };
+
+/** Reads one answer (or the error in its place): success, a failure for good, or worth another try. */
+function judge(attempt: AttemptContext, response: IN8nHttpFullResponse | undefined, thrown: unknown): Verdict {
+	const { context, request, itemIndex, idempotent, policy } = attempt;
+	const node = context.getNode();
+	if (!response) {
+		const outcome = outcomeOfThrown(thrown);
+		if (!outcome) return { type: 'failed', error: unexpectedError(context, thrown, itemIndex), haltsRun: false };
+		return { type: 'retryable', outcome, error: () => connectionError(context, outcome, attempt.url, itemIndex, idempotent, policy) };
+	}
+	const status = response.statusCode;
+	const body: unknown = response.body;
+	const failure = readFailure(body, status >= 400);
+	if (!failure && status < 400) return { type: 'done', body };
+	// A retried DELETE that finds nothing to delete: the earlier attempt did the job.
+	if (status === 404 && request.method === 'DELETE' && attempt.mayHaveActed) return { type: 'done', body: undefined };
+	const reason = failure ?? { reason: `The service answered HTTP ${status}` };
+	const kind = classifyFailure(reason.reason, status);
+	if (status === 429 || kind === 'rateLimit') {
+		const retryAfterMs = parseRetryAfter(response.headers?.['retry-after']);
+		const outcome: AttemptOutcome = { type: 'rateLimited', retryAfterMs };
+		return { type: 'retryable', outcome, error: () => serviceError(node, { status, failure: reason, itemIndex, body, kind: 'rateLimit', retryAfterMs }) };
+	}
+	if (status >= 500) {
+		const outcome: AttemptOutcome = { type: 'serverError' };
+		return {
+			type: 'retryable',
+			outcome,
+			error: () => serviceError(node, { status, failure: reason, itemIndex, body, kind, ...mayHaveBeenSent(outcome, idempotent, policy) }),
+		};
+	}
+	return { type: 'failed', error: serviceError(node, { status, failure: reason, itemIndex, body, kind }), haltsRun: FAILURE_KINDS[kind].stopsRun };
+}
+
+function waitTooLongError(attempt: AttemptContext, retryAfterMs: number): NodeApiError {
+	return serviceError(attempt.context.getNode(), {
+		status: 429,
+		failure: {
+			reason: `Rate limited: the service asked to wait ${Math.ceil(retryAfterMs / 1000)} s, more than Max Wait (${seconds(attempt.policy.maxWaitMs)})`,
+		},
+		itemIndex: attempt.itemIndex,
+		kind: 'rateLimit',
+		retryAfterMs,
+	});
 }
 
 /** "0.5 s", "2 s": options may be fractional, and rounding would misstate them. */
