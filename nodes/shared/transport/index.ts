@@ -45,12 +45,11 @@ export interface ServiceRequest {
 
 type RequestContext = IExecuteFunctions | ILoadOptionsFunctions;
 
-/** What the transport keeps for one node run: its scheduler, policy and per-run caches. */
+/** What the transport keeps for one node run: its scheduler, policy and the credentials it read. */
 export interface RunState {
 	scheduler: RequestScheduler;
 	policy: RequestPolicy;
 	credentials: Map<string, Promise<ICredentialDataDecryptedObject>>;
-	memo: Map<string, Promise<unknown>>;
 	/** The first error that makes every later request of this run pointless (credits, auth, ...). */
 	haltedBy?: NodeApiError;
 }
@@ -59,7 +58,7 @@ const runs = new WeakMap<object, RunState>();
 
 /** Starts a node run's transport state; the router calls this once per execution. */
 export function beginRun(context: IExecuteFunctions, policy: RequestPolicy): RunState {
-	const state: RunState = { scheduler: new RequestScheduler(policy), policy, credentials: new Map(), memo: new Map() };
+	const state: RunState = { scheduler: new RequestScheduler(policy), policy, credentials: new Map() };
 	runs.set(context, state);
 	return state;
 }
@@ -68,22 +67,10 @@ function runStateOf(context: RequestContext): RunState {
 	let state = runs.get(context);
 	if (!state) {
 		// Editor calls (list search, resource mapping) have no run of their own.
-		state = { scheduler: new RequestScheduler(DEFAULT_POLICY), policy: DEFAULT_POLICY, credentials: new Map(), memo: new Map() };
+		state = { scheduler: new RequestScheduler(DEFAULT_POLICY), policy: DEFAULT_POLICY, credentials: new Map() };
 		runs.set(context, state);
 	}
 	return state;
-}
-
-/** One value per run, shared by every item (e.g. the account's templates). */
-export async function memoizeForRun<T>(context: RequestContext, key: string, load: () => Promise<T>): Promise<T> {
-	const { memo } = runStateOf(context);
-	let value = memo.get(key) as Promise<T> | undefined;
-	if (!value) {
-		value = load();
-		memo.set(key, value);
-		value.catch(() => memo.delete(key));
-	}
-	return await value;
 }
 
 async function credentialsFor(context: RequestContext, state: RunState, type: string, itemIndex: number) {

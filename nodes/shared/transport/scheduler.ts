@@ -82,10 +82,6 @@ export class RequestScheduler {
 		if (pacing.maxPerMinute > 0) this.windows.push({ limit: pacing.maxPerMinute, lengthMs: 60_000, counted: [] });
 	}
 
-	get stopped(): Error | undefined {
-		return this.stoppedWith;
-	}
-
 	holdGate(): void {
 		this.gateOpen = false;
 	}
