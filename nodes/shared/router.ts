@@ -83,7 +83,8 @@ export async function router(
 			results[itemIndex] = { ok: true, data: Array.isArray(data) ? data : [data] };
 		} catch (error) {
 			results[itemIndex] = { ok: false, error: error as Error };
-			if (!continueOnFail && !(error instanceof RunStoppedError)) scheduler.stop(new RunStoppedError());
+			// Bad input fails before the transport sees it; the run stops the same way.
+			if (!(error instanceof RunStoppedError)) scheduler.failed(error as Error);
 		} finally {
 			markChecked(itemIndex);
 		}
