@@ -38,7 +38,6 @@ export async function listTemplates(
 export interface TemplateVariable {
 	name: string;
 	label: string;
-	hint: string;
 }
 
 const MEDIA_TOKEN = /\[m(?:edia)?(?::[^\]]*)?\]|\{\{\s*media\s*\}\}/i;
@@ -66,12 +65,10 @@ export function templateVariables(record: TemplateRecord): TemplateVariable[] {
 	}
 	const variables: TemplateVariable[] = [];
 	for (let n = 1; n <= bodies; n++) {
-		variables.push({ name: `body${n}`, label: `Body ${n}`, hint: `Text for placeholder ${n} of the message body` });
+		variables.push({ name: `body${n}`, label: `Body ${n}` });
 	}
-	if (hasMedia) variables.push({ name: 'media', label: 'Media URL', hint: 'Public URL of the image, video or document' });
-	if (hasButton) {
-		variables.push({ name: 'visit_website', label: 'Website Button Parameter', hint: "Value for the URL parameter of the template's button link" });
-	}
+	if (hasMedia) variables.push({ name: 'media', label: 'Media URL' });
+	if (hasButton) variables.push({ name: 'visit_website', label: 'Website Button Parameter' });
 	return variables;
 }
 
