@@ -14,7 +14,7 @@ import { normalizeBaseUrl } from './baseUrl';
 import type { BaseUrlPolicy } from './baseUrl';
 import { DEFAULT_POLICY } from './options';
 import type { RequestPolicy } from './options';
-import { backoffMs, isRetryable, outcomeOfThrown, parseRetryAfter } from './retryPolicy';
+import { backoffMs, CONNECTION_FAILURES, isRetryable, outcomeOfThrown, parseRetryAfter } from './retryPolicy';
 import type { AttemptOutcome } from './retryPolicy';
 import { RequestScheduler } from './scheduler';
 
@@ -264,17 +264,6 @@ function mayHaveBeenSent(outcome: AttemptOutcome, idempotent: boolean, policy: R
 	}
 	return { messageSuffix: `. ${MAY_HAVE_BEEN_SENT}`, note: 'Turn on "Retry Sends After Server Errors" only if a duplicate is acceptable.' };
 }
-
-// In words: NodeApiError swaps a message that contains an error code for a generic one.
-const CONNECTION_FAILURES: Record<string, string> = {
-	ECONNREFUSED: 'the connection was refused',
-	ECONNRESET: 'the connection was dropped before an answer',
-	EPIPE: 'the connection was dropped before an answer',
-	ENOTFOUND: 'the host name was not found',
-	EAI_AGAIN: 'the host name could not be looked up',
-	EHOSTUNREACH: 'the host is unreachable',
-	ENETUNREACH: 'the network is unreachable',
-};
 
 function connectionError(
 	context: RequestContext,

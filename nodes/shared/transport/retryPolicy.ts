@@ -39,11 +39,23 @@ export function parseRetryAfter(value: unknown, now: number = Date.now()): numbe
 	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-// Error codes (on the error or anywhere in its `cause` chain) that mean no answer came back.
-const CONNECTION_CODES = new Set([
-	'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH',
-	'ENETDOWN', 'ERR_SOCKET_CONNECTION_TIMEOUT', 'UND_ERR_SOCKET',
-]);
+/**
+ * Error codes (on the error or anywhere in its `cause` chain) that mean no answer came back,
+ * each in words for the error message (NodeApiError swaps a message holding a code for a
+ * generic one).
+ */
+export const CONNECTION_FAILURES: Readonly<Record<string, string>> = {
+	ECONNREFUSED: 'the connection was refused',
+	ECONNRESET: 'the connection was dropped before an answer',
+	EPIPE: 'the connection was dropped before an answer',
+	UND_ERR_SOCKET: 'the connection was dropped before an answer',
+	ENOTFOUND: 'the host name was not found',
+	EAI_AGAIN: 'the host name could not be looked up',
+	EHOSTUNREACH: 'the host is unreachable',
+	ENETUNREACH: 'the network is unreachable',
+	ENETDOWN: 'the network is down',
+	ERR_SOCKET_CONNECTION_TIMEOUT: 'the connection could not be opened in time',
+};
 const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 /** What went wrong with an attempt that threw instead of answering. */
@@ -56,7 +68,7 @@ export function outcomeOfThrown(error: unknown): AttemptOutcome | undefined {
 		const { code, message } = level as { code?: unknown; message?: unknown };
 		if (typeof code === 'string') {
 			if (TIMEOUT_CODES.has(code)) return { type: 'timedOut' };
-			if (CONNECTION_CODES.has(code)) return { type: 'connectionFailed', code };
+			if (Object.hasOwn(CONNECTION_FAILURES, code)) return { type: 'connectionFailed', code };
 		}
 		if (typeof message === 'string') {
 			if (/timeout of \d+ms exceeded|timed out/i.test(message)) return { type: 'timedOut' };
