@@ -291,7 +291,15 @@ export interface RunNodeSpec
 	onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
 	/** Default: the latest version. */
 	typeVersion?: number;
+	/**
+	 * The id the node's credentials carry. Limits shared across executions are kept per
+	 * credential id, so by default every runNode call gets ids of its own (runs do not wait
+	 * for each other's pauses and windows); give the same id to runs that share an account.
+	 */
+	credentialId?: string;
 }
+
+let runNodeCount = 0;
 
 export interface RunNodeOptions {
 	node: RunNodeSpec;
@@ -308,7 +316,7 @@ export const INPUT_NODE_NAME = 'Input';
 
 export async function runNode(opts: RunNodeOptions): Promise<NodeRun & { run: RunResult }> {
 	const pkg = opts.package ?? loadPackage();
-	const { type, parameters, name, credentials, typeVersion, ...nodeSettings } = opts.node;
+	const { type, parameters, name, credentials, typeVersion, credentialId, ...nodeSettings } = opts.node;
 	const fullType = pkg.resolveNodeTypeName(type);
 	if (!fullType) {
 		throw new Error(
@@ -325,8 +333,9 @@ export async function runNode(opts: RunNodeOptions): Promise<NodeRun & { run: Ru
 	const declared = new Set((description.credentials ?? []).map((c) => c.name));
 	const wired = credentials ?? Object.keys(opts.credentials).filter((t) => declared.has(t));
 	const nodeCredentials: INodeCredentials = {};
+	const id = credentialId ?? `run-${++runNodeCount}`;
 	for (const credentialType of wired) {
-		nodeCredentials[credentialType] = { id: `${credentialType}-id`, name: credentialType };
+		nodeCredentials[credentialType] = { id: `${credentialType}-${id}`, name: credentialType };
 	}
 
 	const node: INode = {
