@@ -55,6 +55,8 @@ export interface RunWorkflowOptions {
 	 * like an n8n 2.x server). 'legacy' is several times faster for bulk runs.
 	 */
 	expressionEngine?: ExpressionEngine;
+	/** Cancels the execution when aborted, as n8n's "Stop" button (or its cancel API) does. */
+	signal?: AbortSignal;
 }
 
 export interface NodeRun {
@@ -233,11 +235,13 @@ async function execute(opts: RunWorkflowOptions): Promise<RunResult> {
 	let data: IRun;
 	let thrown: Error | undefined;
 	try {
-		data = await workflowExecute.run({
+		const running = workflowExecute.run({
 			workflow,
 			startNode: pickStartNode(workflow, nodes, opts.startNode),
 			pinData: opts.workflow.pinData as IPinData | undefined,
 		});
+		opts.signal?.addEventListener('abort', () => running.cancel(), { once: true });
+		data = await running;
 	} catch (error) {
 		// Raised before the run starts, e.g. WorkflowHasIssuesError (missing required parameters).
 		thrown = error as Error;
@@ -310,6 +314,7 @@ export interface RunNodeOptions {
 	mode?: WorkflowExecuteMode;
 	variables?: Record<string, string>;
 	expressionEngine?: ExpressionEngine;
+	signal?: AbortSignal;
 }
 
 export const INPUT_NODE_NAME = 'Input';
@@ -372,6 +377,7 @@ export async function runNode(opts: RunNodeOptions): Promise<NodeRun & { run: Ru
 		mode: opts.mode,
 		variables: opts.variables,
 		expressionEngine: opts.expressionEngine,
+		signal: opts.signal,
 	});
 	const nodeRun = run.nodes[nodeName] ?? { items: [], outputs: [], runs: [], error: run.error };
 	return { ...nodeRun, run };

@@ -56,13 +56,23 @@ export class RunStoppedError extends Error {
 	}
 }
 
+/** Given to every wait of a run whose execution was cancelled (n8n reads "canceled" as a cancelled run). */
+export class ExecutionCanceledError extends Error {
+	name = 'ExecutionCancelledError';
+
+	constructor() {
+		super('The execution was canceled');
+	}
+}
+
 /** What the transport keeps for one node run (one execution of the node, or one editor call). */
 export interface Run {
 	policy: RequestPolicy;
-	/** Aborted when the run stops (a failure without Continue On Fail) or the execution is cancelled. */
+	/**
+	 * Aborted when the run stops (a failure without Continue On Fail: nothing more starts,
+	 * requests under way finish) or the execution is cancelled: every wait of the run ends at once.
+	 */
 	signal: AbortSignal;
-	/** Nothing more starts; every wait of this run ends at once. Requests under way finish. */
-	stop(): void;
 	/** A value computed once per run and shared by its items (e.g. the account's templates). */
 	once<T>(key: string, compute: () => Promise<T>): Promise<T>;
 }
@@ -93,15 +103,14 @@ export function startRun(context: IExecuteFunctions): Run {
 function newRun(context: RequestContext, policy: RequestPolicy, stopOnFailure: boolean, cancelSignal?: AbortSignal): RunState {
 	const stopper = new AbortController();
 	const memo = new Map<string, Promise<unknown>>();
-	const stop = () => stopper.abort(new RunStoppedError());
+	cancelSignal?.addEventListener('abort', () => stopper.abort(new ExecutionCanceledError()), { once: true });
 	return {
 		context,
 		policy,
 		cancelSignal,
-		signal: cancelSignal ? AbortSignal.any([stopper.signal, cancelSignal]) : stopper.signal,
-		stop,
+		signal: stopper.signal,
 		failed: (error, permit) => {
-			if (stopOnFailure) stop();
+			if (stopOnFailure) stopper.abort(new RunStoppedError());
 			permit.done();
 			return error;
 		},
@@ -423,7 +432,7 @@ function haltedError(attempt: Attempt, cause: NodeApiError): NodeApiError {
 }
 
 function cancelledError(attempt: Attempt): NodeApiError {
-	const message = `The execution was cancelled while waiting for ${attempt.host}${mayHaveBeenDelivered(attempt).messageSuffix ?? ''}`;
+	const message = `The execution was canceled while waiting for ${attempt.host}${mayHaveBeenDelivered(attempt).messageSuffix ?? ''}`;
 	return new NodeApiError(attempt.context.getNode(), { message }, { message, itemIndex: attempt.itemIndex });
 }
 
