@@ -7,7 +7,12 @@ const SECRET_FIELDS = ['accessToken', 'apiKey'];
 const MIN_SECRET_LENGTH = 6;
 
 export function secretsOf(credentials: ICredentialDataDecryptedObject): string[] {
-	return SECRET_FIELDS.map((field) => credentials[field])
+	return secretValues(SECRET_FIELDS.map((field) => credentials[field]));
+}
+
+/** The values worth scrubbing: text long enough to be a real token or key. */
+export function secretValues(values: unknown[]): string[] {
+	return values
 		.filter((value): value is string => typeof value === 'string' && value.trim().length >= MIN_SECRET_LENGTH)
 		.map((value) => value.trim());
 }
