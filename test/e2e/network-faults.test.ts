@@ -83,7 +83,8 @@ describe('stopping is prompt through the real server', () => {
 				operation: 'send',
 				phone: '={{ $json.phone }}',
 				text: '={{ $json.text }}',
-				options: { maxPerMinute: 6, maxConcurrent: 4 },
+				// Not shared: the sends of the tests before would otherwise still count in this minute.
+				options: { maxPerMinute: 6, maxConcurrent: 4, shareLimitsAcrossExecutions: false },
 			},
 		});
 	const items = Array.from({ length: 40 }, (_, index) => ({ phone: `+1415555${String(1000 + index)}`, text: `paced ${index}` }));
