@@ -70,14 +70,19 @@ const log = (line: string) => console.log(`[queue ${seconds(Date.now() - started
 /** What was started, stopped in reverse order by shutdown(). */
 const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
 let shuttingDown: Promise<void> | undefined;
+/** Set by a signal: what fails afterwards is the shutdown's doing, not a finding. */
+let interrupted = false;
 
 function shutdown(): Promise<void> {
 	shuttingDown ??= (async () => {
 		const since = Date.now();
+		const took: string[] = [];
 		for (const { name, stop } of stops.reverse()) {
+			const t = Date.now();
 			await stop().catch((error: Error) => console.error(`stopping ${name} failed: ${error.message}`));
+			if (Date.now() - t >= 1_000) took.push(`${name} ${seconds(Date.now() - t)}`);
 		}
-		log(`everything stopped in ${seconds(Date.now() - since)}; data removed`);
+		log(`everything stopped in ${seconds(Date.now() - since)}${took.length ? ` (${took.join(', ')})` : ''}; data removed`);
 	})();
 	return shuttingDown;
 }
@@ -128,6 +133,8 @@ async function main(): Promise<string[]> {
 				DB_POSTGRESDB_DATABASE: pg.database,
 				DB_POSTGRESDB_USER: pg.user,
 				DB_POSTGRESDB_PASSWORD: pg.password,
+				// After a failure or Ctrl+C, a worker would wait 30 s for its running jobs.
+				N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5',
 				...extra,
 			},
 		});
@@ -388,12 +395,14 @@ budget.unref();
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 	process.once(signal, () => {
 		console.error(`queue-mode scenario: ${signal}; stopping`);
+		interrupted = true;
 		void shutdown().finally(() => process.exit(130));
 	});
 }
 
 main()
 	.then(async (problems) => {
+		if (interrupted) return;
 		await shutdown();
 		if (problems.length > 0) {
 			console.error(`queue-mode scenario FAILED:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
@@ -403,6 +412,7 @@ main()
 		process.exit(0);
 	})
 	.catch(async (error: Error) => {
+		if (interrupted) return;
 		console.error(`queue-mode scenario FAILED: ${error.stack ?? error.message}`);
 		console.error(`logs: ${LOG_DIR}`);
 		await shutdown();
