@@ -7,13 +7,14 @@
  * Everything listens on 127.0.0.1. Nothing here blocks the event loop while n8n runs: the
  * emulator may live in the same process.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { answers200, startProcess, type ManagedProcess } from './processes';
 
 const execFileAsync = promisify(execFile);
 
@@ -129,7 +130,7 @@ export function n8nEnv(options: N8nEnvOptions): NodeJS.ProcessEnv {
 	const env: NodeJS.ProcessEnv = { ...process.env };
 	// Settings of a surrounding n8n (or of CI) must not leak in.
 	for (const key of Object.keys(env)) {
-		if (key.startsWith('N8N_') || key.startsWith('DB_') || key.startsWith('EXECUTIONS_')) delete env[key];
+		if (/^(N8N_|DB_|EXECUTIONS_|QUEUE_)/.test(key)) delete env[key];
 	}
 	return {
 		...env,
@@ -201,136 +202,38 @@ export async function importCredentials(
 	}
 }
 
-export interface N8nServer {
+export interface N8nServer extends ManagedProcess {
 	baseUrl: string;
 	port: number;
-	pid: number;
-	logFile: string;
-	/** Ends n8n (its whole process group): SIGTERM, then SIGKILL after graceMs. */
-	stop(graceMs?: number): Promise<void>;
-	/** Last lines of the log, for error messages. */
-	tail(lines?: number): string;
-}
-
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-/** Whatever happens to this process, no n8n is left behind. */
-function installExitHook(): void {
-	if (exitHookInstalled) return;
-	exitHookInstalled = true;
-	process.on('exit', () => {
-		for (const pid of liveGroups) {
-			try {
-				process.kill(-pid, 'SIGKILL');
-			} catch {
-				/* already gone */
-			}
-		}
-	});
-}
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-	try {
-		process.kill(-pid, signal);
-	} catch {
-		/* already gone */
-	}
-}
-
-/**
- * A tiny shell that ends n8n's process group when this process disappears without running
- * its exit hooks (SIGKILL, an OOM kill): n8n runs in its own group and would outlive us.
- */
-function startWatchdog(groupId: number): ChildProcess {
-	// `alive` treats a zombie as dead; dash's kill takes `-PGID` (no `--`).
-	const script = [
-		'alive() { s=$(ps -o stat= -p "$1" 2>/dev/null) && [ -n "$s" ] && [ "${s#Z}" = "$s" ]; }',
-		`while alive ${process.pid} && alive ${groupId}; do sleep 1; done`,
-		`kill -TERM -${groupId} 2>/dev/null; sleep 5; kill -KILL -${groupId} 2>/dev/null; exit 0`,
-	].join('\n');
-	const watchdog = spawn('sh', ['-c', script], { stdio: 'ignore', detached: true });
-	watchdog.unref();
-	return watchdog;
 }
 
 export interface StartOptions {
 	installDir: string;
 	env: NodeJS.ProcessEnv;
+	/** Where /healthz/readiness answers: N8N_PORT for `start`, QUEUE_HEALTH_CHECK_PORT for `worker`. */
 	port: number;
 	logFile: string;
+	/** The n8n command and its flags; default `['start']`. */
+	command?: string[];
 	/** Also write n8n's output to this process's stdout (npm run dev). */
 	echo?: boolean;
 	readinessTimeoutMs?: number;
 }
 
-/** Starts `n8n start` asynchronously and resolves when /healthz/readiness answers 200. */
+/** Starts an n8n command (`n8n start` by default) and resolves when /healthz/readiness answers 200. */
 export async function startN8n(options: StartOptions): Promise<N8nServer> {
-	installExitHook();
-	const log = createWriteStream(options.logFile, { flags: 'a' });
-	const child: ChildProcess = spawn(await node24(), [n8nEntry(options.installDir), 'start'], {
+	const baseUrl = `http://127.0.0.1:${options.port}`;
+	const command = options.command ?? ['start'];
+	const server = await startProcess({
+		name: `n8n ${command[0]}`,
+		command: await node24(),
+		args: [n8nEntry(options.installDir), ...command],
 		env: options.env,
 		cwd: options.env.N8N_USER_FOLDER,
-		stdio: ['ignore', 'pipe', 'pipe'],
-		detached: true, // own process group, so stop() also ends the task runner it spawns
+		logFile: options.logFile,
+		echo: options.echo,
+		isReady: answers200(`${baseUrl}/healthz/readiness`),
+		readinessTimeoutMs: options.readinessTimeoutMs,
 	});
-	const pid = child.pid!;
-	liveGroups.add(pid);
-	const watchdog = startWatchdog(pid);
-	let buffer = '';
-	const onData = (chunk: Buffer) => {
-		log.write(chunk);
-		buffer = (buffer + chunk.toString()).slice(-64 * 1024);
-		if (options.echo) process.stdout.write(chunk);
-	};
-	child.stdout!.on('data', onData);
-	child.stderr!.on('data', onData);
-	let exited: number | null | undefined;
-	const exitPromise = new Promise<void>((done) =>
-		child.on('exit', (code) => {
-			exited = code;
-			liveGroups.delete(pid);
-			done();
-		}),
-	);
-
-	const baseUrl = `http://127.0.0.1:${options.port}`;
-	const tail = (lines = 40) => buffer.split('\n').slice(-lines).join('\n');
-	const stop = async (graceMs = 10_000) => {
-		if (exited === undefined) {
-			killGroup(pid, 'SIGTERM');
-			const timer = setTimeout(() => killGroup(pid, 'SIGKILL'), graceMs);
-			await exitPromise;
-			clearTimeout(timer);
-		}
-		// The task runner may outlive its parent for a moment.
-		killGroup(pid, 'SIGKILL');
-		liveGroups.delete(pid);
-		try {
-			watchdog.kill('SIGKILL');
-		} catch {
-			/* gone */
-		}
-		await new Promise<void>((done) => log.end(done));
-	};
-
-	const deadline = Date.now() + (options.readinessTimeoutMs ?? 120_000);
-	while (true) {
-		if (exited !== undefined) {
-			await stop();
-			throw new Error(`n8n exited (code ${exited}) before it was ready:\n${tail()}`);
-		}
-		try {
-			const response = await fetch(`${baseUrl}/healthz/readiness`, { signal: AbortSignal.timeout(2_000) });
-			if (response.status === 200) break;
-		} catch {
-			/* not listening yet */
-		}
-		if (Date.now() > deadline) {
-			await stop();
-			throw new Error(`n8n was not ready within ${options.readinessTimeoutMs ?? 120_000} ms:\n${tail()}`);
-		}
-		await new Promise((r) => setTimeout(r, 250));
-	}
-	return { baseUrl, port: options.port, pid, logFile: options.logFile, stop, tail };
+	return { ...server, baseUrl, port: options.port };
 }

@@ -204,10 +204,10 @@ export class N8nRest {
 	}
 
 	/** Newest executions of a workflow (for runs started by a trigger, not by us). */
-	async listExecutions(workflowId: string): Promise<Array<{ id: string; status: string; mode: string }>> {
+	async listExecutions(workflowId: string, limit = 50): Promise<Array<{ id: string; status: string; mode: string }>> {
 		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
 		const page = await this.get<{ results: Array<{ id: string; status: string; mode: string }> }>(
-			`/rest/executions?filter=${filter}&limit=50`,
+			`/rest/executions?filter=${filter}&limit=${limit}`,
 		);
 		return page.results;
 	}
