@@ -106,14 +106,15 @@ export async function router(this: IExecuteFunctions, resources: Record<string, 
 }
 
 /**
- * A Continue On Fail item: the message and what to do about it. The error itself rides along
- * (`error`), which is how n8n knows to route the item to the error output.
+ * A Continue On Fail item: the message, and what to do about it under `details`. n8n routes an
+ * item to the error output when its json holds only `error`, `message` and `details`, and it
+ * would cut the json of an item carrying the error object itself down to the message.
  */
 function errorItem(error: Error, itemIndex: number): INodeExecutionData {
 	const { description, httpCode } = error as Partial<NodeApiError>;
+	const details = { ...(description ? { description } : {}), ...(httpCode ? { httpCode } : {}) };
 	return {
-		json: { error: error.message, ...(description ? { description } : {}), ...(httpCode ? { httpCode } : {}) },
-		...(error instanceof NodeApiError || error instanceof NodeOperationError ? { error } : {}),
+		json: { error: error.message, ...(Object.keys(details).length > 0 ? { details } : {}) },
 		pairedItem: { item: itemIndex },
 	};
 }

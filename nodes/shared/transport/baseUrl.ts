@@ -31,7 +31,8 @@ export function normalizeBaseUrl(raw: unknown, policy: BaseUrlPolicy): BaseUrlCh
 			problem: `"${value}" uses plain http://; the service requires https:// (plain http is only allowed for localhost)`,
 		};
 	}
-	if (url.search || url.hash) {
+	// The raw text: URL() drops a bare trailing ? or #, and a path appended after one would become a query.
+	if (/[?#]/.test(value)) {
 		return { ok: false, problem: `"${value}" must not contain ? or #` };
 	}
 	return { ok: true, baseUrl: value.replace(/\/+$/, '') };

@@ -55,6 +55,14 @@ export function backoffMs(attempt: number, random: () => number = Math.random, b
 }
 
 /**
+ * The three date forms HTTP allows (RFC 9110 5.6.7): "Sun, 06 Nov 1994 08:49:37 GMT",
+ * "Sunday, 06-Nov-94 08:49:37 GMT" and "Sun Nov  6 08:49:37 1994". Date.parse alone would read
+ * any text that ends in a number ("soon 2030") as a date.
+ */
+const HTTP_DATE =
+	/^(?:[A-Za-z]{3,9}, \d{2}[ -][A-Za-z]{3}[ -]\d{2,4} \d{2}:\d{2}:\d{2} GMT|[A-Za-z]{3} [A-Za-z]{3} [ \d]\d \d{2}:\d{2}:\d{2} \d{4})$/;
+
+/**
  * `Retry-After` as seconds ("120") or an HTTP date, in ms from now. Undefined when absent,
  * unreadable, negative or already past: the caller then backs off on its own, so a hostile
  * or stale value can neither make it hammer the service nor stall it.
@@ -64,7 +72,7 @@ export function parseRetryAfter(value: unknown, now: number = Date.now()): numbe
 	const text = typeof header === 'number' ? String(header) : typeof header === 'string' ? header.trim() : '';
 	let ms: number;
 	if (/^\d+(\.\d+)?$/.test(text)) ms = Math.round(Number(text) * 1000);
-	else if (/[a-z]/i.test(text)) ms = Date.parse(text) - now;
+	else if (HTTP_DATE.test(text)) ms = Date.parse(text) - now;
 	else return undefined;
 	return Number.isFinite(ms) && ms > 0 ? ms : undefined;
 }
