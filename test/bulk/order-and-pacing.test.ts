@@ -43,18 +43,37 @@ describe('order', () => {
 		expect(emulator.deliveries.map((delivery) => delivery.content)).toEqual(inputOrder(25).map((_, index) => textOf(index)));
 	});
 
-	it('concurrency 1 keeps input order even when an item is retried (429, then a dropped connection)', async () => {
-		// Item 3's first attempt is rate limited, item 6's first attempt is dropped before processing.
-		// "1 sends in input order" (README): the retried item must still go before the items after it.
-		emulator.setFaults({ script: ['ok', 'ok', 'ok', '429', 'ok', 'ok', 'ok', 'ok', 'reset'] });
+	it('concurrency 1 keeps input order even when items are retried (a 429, twice)', async () => {
+		// Item 3's first attempt is rate limited, item 7's first attempt too (the only refusals a send
+		// is retried after). "1 sends in input order" (README): a retried item still goes before the
+		// items after it.
+		emulator.setFaults({ script: ['ok', 'ok', 'ok', '429', 'ok', 'ok', 'ok', 'ok', '429'], retryAfter: '0.2' });
 		const run = await runDirectSend(emulator, { items: bulkItems(12), options: { maxConcurrent: 1 } });
 		expect(run.error).toBeUndefined();
 		expectSuccessItemsInOrder(run.items, 12);
 		expectAllDeliveredOnce(12);
-		expect(sendRequests(emulator).map((request) => request.outcome)).toContain('rate-limited');
-		expect(sendRequests(emulator).map((request) => request.outcome)).toContain('reset');
+		expect(sendRequests(emulator).filter((request) => request.outcome === 'rate-limited')).toHaveLength(2);
 		expect(deliveredRecipients()).toEqual(inputOrder(12));
+		expect(sendRequests(emulator).map((request) => (request.body as { phone: string }).phone)).toEqual([
+			...inputOrder(4),
+			phoneOf(3),
+			...inputOrder(8).slice(4),
+			phoneOf(7),
+			...inputOrder(12).slice(8),
+		]);
 	}, 15_000);
+
+	it('concurrency 1, Continue On Fail: a send dropped after it was written fails alone, the others follow in order', async () => {
+		emulator.setFaults({ script: ['ok', 'ok', 'reset-after'] });
+		const run = await runDirectSend(emulator, { items: bulkItems(6), options: { maxConcurrent: 1 }, continueOnFail: true });
+		expect(run.error).toBeUndefined();
+		expect(pairingProblems(run.items, 6)).toEqual([]);
+		expect(run.items[2].json.error).toMatch(/may have been delivered/);
+		expect(run.items.filter((_, index) => index !== 2).every((item) => item.json.success === true)).toBe(true);
+		// Not sent again: item 2 was delivered once (before the reset), and everything went in input order.
+		expectAllDeliveredOnce(6);
+		expect(deliveredRecipients()).toEqual(inputOrder(6));
+	});
 
 	it('concurrency 16: messages may complete out of order, the output still follows input order', async () => {
 		// Item 0 is rate limited while items 1-15 are already under way, so they finish first.

@@ -2,7 +2,8 @@
  * What is retried and what is not (README "Bulk sending: fast and safe"), with scripted
  * faults so every run is deterministic:
  *   - 429: the whole run waits for Retry-After (measured at the emulator); Max Wait caps it;
- *   - a send that timed out or got a 5xx is NOT retried and says it may have been delivered;
+ *   - a send that timed out, got a 5xx or lost its connection after it was written is NOT
+ *     retried and says it may have been delivered; a 429 or a connection never made is;
  *   - reads and deletes ARE retried after a 5xx or a timeout;
  *   - "Retry Sends After Server Errors" retries sends (at-least-once, by choice).
  */
@@ -166,13 +167,53 @@ describe('sends are not retried when the service may have acted on them', () => 
 		expect(emulator.duplicates()).toEqual([]);
 	});
 
-	it('a dropped connection before any answer IS retried, and delivered once', async () => {
-		emulator.setFaults({ script: ['reset', 'reset'] });
+	it('a refusal the service made before acting (429) IS retried, and delivered once', async () => {
+		// A short Retry-After keeps the test quick; the waiting itself is covered above.
+		emulator.setFaults({ script: ['429', '429'], retryAfter: '0.1' });
 		const run = await runDirectSend(emulator, { items: bulkItems(1) });
 		expect(run.error).toBeUndefined();
 		expect(run.items[0].json.success).toBe(true);
-		expect(sendRequests(emulator).map((request) => request.outcome)).toEqual(['reset', 'reset', 'delivered']);
+		expect(sendRequests(emulator).map((request) => request.outcome)).toEqual(['rate-limited', 'rate-limited', 'delivered']);
 		expect(emulator.deliveries).toHaveLength(1);
+	});
+
+	it.each(['reset', 'reset-after', 'close-after'] as const)(
+		'a connection dropped without an answer (%s) is NOT retried and says it may have been delivered',
+		async (fault) => {
+			// To a client a reset before processing looks exactly like one after it: the request was
+			// written, and only the service knows whether it acted. So neither is sent again.
+			emulator.setFaults({ script: [fault] });
+			const run = await runDirectSend(emulator, { items: bulkItems(2), continueOnFail: true });
+			expect(run.error).toBeUndefined();
+			expect(pairingProblems(run.items, 2)).toEqual([]);
+			expect(errorText(run.items[0])).toMatch(/dropped before an answer came/);
+			expect(errorText(run.items[0])).toMatch(MAY_HAVE_BEEN_DELIVERED);
+			expect(run.items[0].json.success).toBeUndefined();
+			expect(run.items[1].json.success).toBe(true);
+			expect(sendRequests(emulator).map((request) => request.outcome)).toEqual([fault, 'delivered']);
+			expect(emulator.duplicates()).toEqual([]);
+			expect(emulator.deliveryCounts().get(deliveryKey(0)) ?? 0).toBe(fault === 'reset' ? 0 : 1);
+		},
+	);
+
+	// That it is retried is decideRetry's 'notReached' rule (test/unit/retryPolicy.test.ts): a
+	// refused port cannot count the attempts that reached it.
+	it('a connection that was never made (refused) fails as "could not reach", never "may have been delivered"', async () => {
+		// Nothing listens on the port of a server that was started and closed: ECONNREFUSED.
+		const closed = await startEmulator();
+		const deadUrl = closed.credentials.messagingBearerApi.sendBaseUrl;
+		await closed.close();
+		const started = performance.now();
+		const run = await runDirectSend(emulator, {
+			items: bulkItems(1),
+			options: { maxRetries: 2 },
+			continueOnFail: true,
+			credentials: { ...emulator.credentials, messagingBearerApi: { ...emulator.credentials.messagingBearerApi, sendBaseUrl: deadUrl } },
+		});
+		expect(errorText(run.items[0])).toMatch(/Could not reach 127\.0\.0\.1:\d+: the connection was refused/);
+		expect(errorText(run.items[0])).not.toMatch(MAY_HAVE_BEEN_DELIVERED);
+		// Two retries with backoff (at most 0.25 s + 0.5 s): not for long.
+		expect(performance.now() - started).toBeLessThan(3_000);
 	});
 
 	it('Retry Sends After Server Errors: a send IS retried after a 5xx (at-least-once, as documented)', async () => {
@@ -193,11 +234,11 @@ describe('sends are not retried when the service may have acted on them', () => 
 	});
 
 	it('Max Retries bounds the retries of what is retried', async () => {
-		emulator.setFaults({ script: ['reset', 'reset', 'reset', 'reset'] });
+		emulator.setFaults({ script: ['429', '429', '429', '429'], retryAfter: '0.05' });
 		const run = await runDirectSend(emulator, { items: bulkItems(1), options: { maxRetries: 2 }, continueOnFail: true });
-		expect(errorText(run.items[0])).toMatch(/connection/i);
+		expect(errorText(run.items[0])).toMatch(/rate limit/i);
 		expect(errorText(run.items[0])).not.toMatch(MAY_HAVE_BEEN_DELIVERED);
-		expect(sendRequests(emulator).map((request) => request.outcome)).toEqual(['reset', 'reset', 'reset']);
+		expect(sendRequests(emulator).map((request) => request.outcome)).toEqual(['rate-limited', 'rate-limited', 'rate-limited']);
 		expect(emulator.deliveries).toHaveLength(0);
 	});
 });

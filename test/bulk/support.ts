@@ -7,7 +7,7 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import type { Emulator, Outcome, RequestRecord } from '../emulator';
+import type { Emulator, RequestRecord } from '../emulator';
 import { runNode } from '../harness';
 
 /** A distinct, valid E.164 number per item: +1415 then 7 digits. */
@@ -99,8 +99,6 @@ export function requestsByRecipient(requests: readonly RequestRecord[], api = 's
 	}
 	return groups;
 }
-
-export const outcomesOf = (requests: readonly RequestRecord[] | undefined): Outcome[] => (requests ?? []).map((r) => r.outcome);
 
 /** Key of emulator.deliveryCounts() for a direct send without attachment. */
 export const deliveryKey = (index: number) => `send|${phoneOf(index)}|${textOf(index)}`;

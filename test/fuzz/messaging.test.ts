@@ -2,7 +2,8 @@
  * Bad-input fuzz of the Messaging node's send operations (direct, template, dashboard,
  * alternative). Each generated input is item 1 of a two-item run whose item 0 is valid, so
  * "refused before ANY request" also covers the other item: a bad row stops the whole batch
- * before anything is sent. See ./support.ts for the property and the model.
+ * before anything is sent (Send Template: before any send; its one read of the account's
+ * templates comes first). See ./support.ts for the property and the model.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
@@ -135,6 +136,8 @@ describe('Message → Send via Dashboard (V2) and via Alternative API', () => {
 
 const APPOINTMENT_REMINDER = '3f1c2a9e-7b4d-4e8a-9c61-2d5e8f0a1b01'; // body1, body2; APPROVED
 const SPRING_SALE = 'deadbeef-5678-4bcd-9ef0-123456789a04'; // body1; REJECTED
+/** Send Template reads the account's templates once per run, before it checks any item against them. */
+const TEMPLATES_READ = ['GET templates'];
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 const templateIdInput: fc.Arbitrary<Input> = fc.oneof(
@@ -179,22 +182,17 @@ const schema = ['body1', 'body2'].map((id, n) => ({
 	canBeUsedToMatch: false,
 }));
 
-/** String(value), also for objects without a prototype (String() throws for those). */
-const textOf = (value: unknown): string => {
-	try {
-		return String(value);
-	} catch {
-		return '[object Object]';
-	}
-};
-
 type TemplateModel = 'refused' | { template: string; variables: Record<string, string>; phone_number: string };
 
 function modelTemplateSend(phone: Input, templateId: Input, values: Array<[string, Input]>): TemplateModel {
 	const phoneNumber = modelPhone(phone);
 	if (!phoneNumber) return 'refused';
-	const template = textOf(templateId === MISSING || templateId === null || templateId === undefined ? '' : templateId).trim();
-	if (!UUID.test(template)) return 'refused';
+	// Read as text like every text parameter: a list holding an ID is not an ID.
+	const template = modelText(templateId)?.trim();
+	if (template === undefined || !UUID.test(template)) return 'refused';
+	// Checked against the account's live templates: only an APPROVED template the account has
+	// (IDs compared exactly) can be sent; SPRING_SALE is REJECTED, any other UUID unknown.
+	if (template !== APPOINTMENT_REMINDER) return 'refused';
 	const variables: Record<string, string> = {};
 	for (const [name, value] of values) {
 		if (value === MISSING || value === null) continue;
@@ -233,8 +231,8 @@ describe('Message → Send Template', () => {
 					['body2', body2],
 					...(extra ? [[extra[0], extra[1]] as [string, Input]] : []),
 				]);
-				if (model === 'refused') return tally.refusedBeforeAnyRequest(run, 1);
-				tally.sentExactly(run, { api: 'templateSend', method: 'POST', body: model }, 2);
+				if (model === 'refused') return tally.refusedBeforeAnyRequest(run, 1, undefined, TEMPLATES_READ);
+				tally.sentExactly(run, { api: 'templateSend', method: 'POST', body: model }, 3);
 			}),
 			fcOptions(100),
 		);
@@ -266,8 +264,8 @@ describe('Message → Send Template, variables mapped automatically from the ite
 					['body1', body1],
 					['body2', body2],
 				]);
-				if (model === 'refused') return tally.refusedBeforeAnyRequest(run, 1, /[Vv]ariable/);
-				tally.sentExactly(run, { api: 'templateSend', method: 'POST', body: model }, 2);
+				if (model === 'refused') return tally.refusedBeforeAnyRequest(run, 1, /[Vv]ariable/, TEMPLATES_READ);
+				tally.sentExactly(run, { api: 'templateSend', method: 'POST', body: model }, 3);
 			}),
 			fcOptions(60),
 		);

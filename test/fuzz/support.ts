@@ -27,21 +27,30 @@ import { n8nWorkflow, runNode } from '../harness';
 export const MISSING = Symbol('missing');
 export type Input = unknown;
 
-/** Text parameters take strings, and numbers/booleans as their text; null/absent is empty; objects are refused. */
+/**
+ * Text parameters take strings, and finite numbers and booleans as their text; null/absent is
+ * empty; objects, NaN and Infinity (what a broken expression yields) are refused.
+ */
 export function modelText(value: Input): string | undefined {
 	if (value === MISSING || value === null || value === undefined) return '';
 	if (typeof value === 'string') return value;
-	if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+	if (typeof value === 'number') return Number.isFinite(value) ? String(value) : undefined;
+	if (typeof value === 'boolean') return String(value);
 	return undefined;
 }
 
 const E164 = /^\+[1-9][0-9]{6,14}$/;
 
-/** README: E.164 after ignoring spaces, dashes, dots and brackets; a leading 00 counts as +. */
+/**
+ * README: E.164 after ignoring spaces, dashes, dots and brackets; a leading 00 counts as +; in
+ * a number that starts with its country code (+ or 00), a trunk "(0)" is dropped
+ * ("+44 (0) 20 7946 0958" is +442079460958, not +4402079460958).
+ */
 export function modelPhone(value: Input): string | undefined {
 	const text = modelText(value);
 	if (text === undefined) return undefined;
-	let phone = text.trim().replace(/[\s\-.()[\]]/g, '');
+	const international = /^\s*(\+|00)/.test(text);
+	let phone = (international ? text.replace(/\(\s*0\s*\)/g, '') : text).trim().replace(/[\s\-.()[\]]/g, '');
 	if (phone.startsWith('00')) phone = `+${phone.slice(2)}`;
 	return E164.test(phone) ? phone : undefined;
 }
@@ -238,14 +247,21 @@ function fail(message: string, run: RunResult): never {
 	throw new PropertyViolation(`${message}\n  error: ${run.error ? describeError(run.error) : 'none'}\n  requests: ${JSON.stringify(requests)}\n  output: ${JSON.stringify(run.items.map((i) => i.json)).slice(0, 400)}`);
 }
 
-/** The node refused the input: NodeOperationError with context.itemIndex, and nothing was sent. */
-export function expectRefusedBeforeAnyRequest(run: RunResult, itemIndex: number, field?: RegExp) {
+/**
+ * The node refused the input: NodeOperationError with context.itemIndex, and nothing was sent.
+ * `reads`: the only requests allowed, in order, each as `METHOD api` (Send Template reads the
+ * account's templates once, before any item is checked against them).
+ */
+export function expectRefusedBeforeAnyRequest(run: RunResult, itemIndex: number, field?: RegExp, reads: string[] = []) {
 	const { error } = run;
 	if (!(error instanceof n8nWorkflow.NodeOperationError)) fail(`expected a NodeOperationError for item ${itemIndex}`, run);
 	const context = (error as { context?: { itemIndex?: unknown } }).context;
 	if (context?.itemIndex !== itemIndex) fail(`expected context.itemIndex ${itemIndex}`, run);
 	if (field && !field.test(error.message)) fail(`expected the error to name the field ${field}`, run);
-	if (run.requests.length !== 0) fail('expected no request at all (bad input is refused before anything is sent)', run);
+	const made = run.requests.map((request) => `${request.method} ${request.api}`);
+	if (JSON.stringify(made) !== JSON.stringify(reads)) {
+		fail(`expected ${reads.length === 0 ? 'no request at all' : `only ${reads.join(', ')}`} (bad input is refused before anything is sent)`, run);
+	}
 }
 
 /**
@@ -303,9 +319,9 @@ export class Tally {
 	refused = 0;
 
 	/** expectRefusedBeforeAnyRequest, counted. */
-	refusedBeforeAnyRequest(run: RunResult, itemIndex: number, field?: RegExp): void {
+	refusedBeforeAnyRequest(run: RunResult, itemIndex: number, field?: RegExp, reads?: string[]): void {
 		this.refused++;
-		expectRefusedBeforeAnyRequest(run, itemIndex, field);
+		expectRefusedBeforeAnyRequest(run, itemIndex, field, reads);
 	}
 
 	/** expectSent, counted. */

@@ -49,7 +49,9 @@ describe('examples/', () => {
 			stubOutputs: stubOutputs['form-submission-template-confirmation.json'],
 		});
 		expect(run.error).toBeUndefined();
-		expect(emulator().requests.map((request) => request.body)).toEqual([
+		// The one read of the account's templates (the item is checked against the live template), then the send.
+		expect(emulator().requests.map((request) => `${request.method} ${request.api}`)).toEqual(['GET templates', 'POST templateSend']);
+		expect(emulator().requests.filter((request) => request.api === 'templateSend').map((request) => request.body)).toEqual([
 			{
 				template: '3f1c2a9e-7b4d-4e8a-9c61-2d5e8f0a1b01',
 				variables: { body1: 'Ada Lovelace', body2: 'Friday 10:30' },

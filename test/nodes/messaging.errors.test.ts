@@ -81,20 +81,24 @@ describe('direct send: the service reasons of spec part 7 become NodeApiErrors w
 
 describe('the other error bodies', () => {
 	it('template send {error: {code, message}}', async () => {
+		// A refusal only the service can make (the node checks the template itself before sending).
+		emulator().setAccount({ credits: 0 });
 		const run = await runMessaging(
 			emulator(),
 			{
 				resource: 'message',
 				operation: 'sendTemplate',
 				phoneNumber: '+14155550123',
-				template: { __rl: true, mode: 'id', value: 'deadbeef-5678-4bcd-9ef0-123456789a04' },
-				variables: mapperValue({ body1: '10%' }),
+				template: { __rl: true, mode: 'id', value: APPOINTMENT_REMINDER },
+				variables: mapperValue({ body1: '10%', body2: 'x' }),
 			},
 			[{}],
 		);
 		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeApiError);
-		expect(run.error?.message).toMatch(/\(code TEMPLATE_NOT_APPROVED\)$/);
-		expect((run.error as { httpCode?: string }).httpCode).toBe('400');
+		expect(run.error?.message).toMatch(/^Insufficient credits.*\(code INSUFFICIENT_CREDITS\)$/);
+		expect((run.error as { httpCode?: string }).httpCode).toBe('402');
+		expect((run.error as { description?: string }).description).toMatch(/Top up credits/);
+		expect(emulator().requests.filter((request) => request.api === 'templateSend').map((request) => request.status)).toEqual([402]);
 	});
 
 	it('dashboard {success: false, message, details}', async () => {
@@ -133,13 +137,14 @@ describe('the other error bodies', () => {
 			'',
 		],
 		['sendDashboard', { resource: 'message', operation: 'sendDashboard', to: '+14155550123', text: 'x' }, 'Delivery failed'],
-	])('a 200 that reports failure (%s) is a failure', async (_, parameters, reason) => {
-		emulator().setFaults({ script: ['success-false'] });
+	])('a 200 that reports failure (%s) is a failure', async (operation, parameters, reason) => {
+		// Send Template reads the account's templates first; the fault is for the send.
+		emulator().setFaults({ script: operation === 'sendTemplate' ? ['ok', 'success-false'] : ['success-false'] });
 		const run = await runMessaging(emulator(), parameters as INodeParameters, [{ phone: '+14155550123', text: 'x' }]);
 		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeApiError);
 		expect(run.error?.message).toContain(reason);
 		expect((run.error as { httpCode?: string }).httpCode).toBe('200');
-		expect(emulator().requests).toHaveLength(1);
+		expect(emulator().requests.filter((request) => request.api !== 'templates').map((request) => request.outcome)).toEqual(['success-false']);
 		expect(emulator().deliveries).toHaveLength(0);
 	});
 });
@@ -148,6 +153,9 @@ describe('bad input fails before any request, naming the item and the field', ()
 	it.each([
 		[{ phone: '4155550123', text: 'x' }, /Phone \(phone\): "4155550123" is not a phone number in E.164 format \[item 0\]/],
 		[{ phone: '+14155550123', text: '   ' }, /Text \(text\): must not be empty \[item 0\]/],
+		// NaN / Infinity: what a broken expression yields, never sent as "NaN".
+		[{ phone: '+14155550123', text: Number.NaN }, /Text \(text\): must be text or a finite number.*\[item 0\]/],
+		[{ phone: '+14155550123', text: Number.POSITIVE_INFINITY }, /Text \(text\): must be text or a finite number.*\[item 0\]/],
 		[{ phone: '+14155550123', text: 'x', url: 'ftp://files.example.com/a.pdf' }, /Attachment URL \(additionalFields\.attachment\): .* must start with https:\/\/ or http:\/\//],
 		[{ phone: '+14155550123', text: 'x', url: 'https://files.example.com/a.gif' }, /files of type \.gif are not accepted/],
 	])('%j', async (item, message) => {
@@ -202,13 +210,19 @@ describe('Continue On Fail', () => {
 		{ phone: '+14155550104', text: 'd' },
 	];
 
-	it('turns each failure into an item holding only `error`, paired to its input, and goes on', async () => {
+	it('turns each failure into an error item paired to its input, with its hint and HTTP code, and goes on', async () => {
 		const run = await runMessaging(emulator(), send(), items, { continueOnFail: true });
 		expect(run.error).toBeUndefined();
 		expect(run.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
-		expect(run.items[1].json).toEqual({ error: 'Recipient has no active account on the messaging platform' });
-		expect(Object.keys(run.items[2].json)).toEqual(['error']);
-		expect(run.items[2].json.error).toMatch(/Phone \(phone\)/);
+		// Only error, message and details: the keys n8n accepts for routing an item to the error output.
+		expect(run.items[1].json).toEqual({
+			error: 'Recipient has no active account on the messaging platform',
+			details: { description: expect.stringMatching(/no active account on the messaging platform. Use another channel/), httpCode: '400' },
+		});
+		expect(run.items[2].json).toEqual({
+			error: expect.stringMatching(/Phone \(phone\)/),
+			details: { description: expect.stringMatching(/international format/) },
+		});
 		expect(run.items[0].json.success).toBe(true);
 		expect(run.items[3].json.success).toBe(true);
 		expect(emulator().deliveries.map((delivery) => delivery.recipient)).toEqual(['+14155550101', '+14155550104']);

@@ -87,7 +87,11 @@ describe('Message → Send Template', () => {
 			[{ phone: '+49 151 2345 6789', name: 'Ada', day: 20261124 }],
 		);
 		expect(run.error).toBeUndefined();
-		const [request] = emulator().requests;
+		// First the one read of the account's templates (the item is checked against the live template), then the send.
+		const [read, request, ...more] = emulator().requests;
+		expect(more).toEqual([]);
+		expect(read).toMatchObject({ api: 'templates', method: 'GET', path: '/api:tpl2d4e/get_templates', status: 200 });
+		expect(read.headers.authorization).toBe(`Bearer ${emulator().tokens.bearer}`);
 		expect(request).toMatchObject({ api: 'templateSend', method: 'POST', path: '/api:tsd91bc/send_template_message_by_api', status: 200 });
 		expect(request.headers.authorization).toBe(`Bearer ${emulator().tokens.bearer}`);
 		expect(request.headers['content-type']).toMatch(/^application\/json/);
@@ -120,10 +124,11 @@ describe('Message → Send Template', () => {
 			[{}],
 		);
 		expect(run.error).toBeUndefined();
-		expect(emulator().requests[0].body).toEqual({ template: ORDER_CONFIRMATION, variables: values, phone_number: '+14155550123' });
+		const sends = emulator().requests.filter((request) => request.api === 'templateSend');
+		expect(sends.map((request) => request.body)).toEqual([{ template: ORDER_CONFIRMATION, variables: values, phone_number: '+14155550123' }]);
 	});
 
-	it('refuses variables that do not fit the template, before any request', async () => {
+	it('refuses variables that do not fit the template, before any send', async () => {
 		const base = {
 			resource: 'message',
 			operation: 'sendTemplate',
@@ -156,7 +161,107 @@ describe('Message → Send Template', () => {
 			[{}],
 		);
 		expect(typed.run.error?.message).toMatch(/has issues/);
-		expect(emulator().requests).toHaveLength(0);
+		// Nothing was sent: only the reads of the account's templates of the three runs that got as far
+		// as checking the variables (an ID that is no UUID is refused before that read).
+		expect(emulator().requests.map((request) => `${request.method} ${request.api}`)).toEqual(Array(3).fill('GET templates'));
+	});
+});
+
+describe('Message → Send Template checks each item against the live template, before any send', () => {
+	const SPRING_SALE = 'deadbeef-5678-4bcd-9ef0-123456789a04'; // REJECTED, takes body1
+	const FEATURE_ANNOUNCEMENT = 'f6e5d4c3-b2a1-4f0e-9d8c-7b6a5f4e3d06'; // PENDING
+	const base = { resource: 'message', operation: 'sendTemplate', phoneNumber: '={{ $json.phone }}' };
+	const byId = (id: string) => ({ __rl: true, mode: 'id', value: id });
+	const sends = () => emulator().requests.filter((request) => request.api === 'templateSend');
+	const reads = () => emulator().requests.filter((request) => request.api === 'templates');
+	/** Each variable from the item's field of the same name; an absent field gives no value. */
+	const variablesFromItem = mapperValue({ body1: '={{ $json.body1 }}', body2: '={{ $json.body2 }}', body3: '={{ $json.body3 }}' });
+
+	it('reads the templates once per execution, however many items, before the first send', async () => {
+		const items = Array.from({ length: 5 }, (_, n) => ({ phone: `+1415555010${n}`, name: `P${n}`, day: 'Monday' }));
+		const run = await runMessaging(
+			emulator(),
+			{ ...base, template: byId(APPOINTMENT_REMINDER), variables: mapperValue({ body1: '={{ $json.name }}', body2: '={{ $json.day }}' }) },
+			items,
+		);
+		expect(run.error).toBeUndefined();
+		expect(run.items.map((item) => item.json.success)).toEqual(Array(5).fill(true));
+		expect(reads()).toHaveLength(1);
+		expect(emulator().requests[0].api).toBe('templates');
+		expect(sends()).toHaveLength(5);
+		expect(run.items[0].json.templateName).toBe('appointment_reminder');
+	});
+
+	it.each([
+		['an unknown template ID', '0f0e0d0c-0b0a-4909-8807-060504030201', {}, /Template \(template\): no template with ID 0f0e0d0c-0b0a-4909-8807-060504030201 in this account.*\[item 1\]/],
+		['a REJECTED template', SPRING_SALE, { body1: 'x' }, /Template \(template\): "spring_sale" is REJECTED, not APPROVED.*\[item 1\]/],
+		['a PENDING template', FEATURE_ANNOUNCEMENT, {}, /"feature_announcement" is PENDING, not APPROVED.*\[item 1\]/],
+		['a missing variable', APPOINTMENT_REMINDER, { body1: 'x' }, /template "appointment_reminder" needs "body2"; it takes body1, body2 \[item 1\]/],
+		['an unknown variable', APPOINTMENT_REMINDER, { body1: 'x', body2: 'y', body3: 'z' }, /template "appointment_reminder" has no variable "body3"; it takes body1, body2 \[item 1\]/],
+	] as const)('refuses %s: a NodeOperationError naming the item, the template and what it takes; nothing sent', async (_, id, values, message) => {
+		// Item 0 is valid: without Continue On Fail the bad item 1 stops the run before item 0 is sent.
+		const run = await runMessaging(emulator(), { ...base, template: '={{ $json.template }}', variables: variablesFromItem }, [
+			{ phone: '+14155550100', template: APPOINTMENT_REMINDER, body1: 'Ada', body2: 'Monday' },
+			{ phone: '+14155550101', template: id, ...values },
+		]);
+		expect(run.error?.name).toBe('NodeOperationError');
+		expect(run.error?.message).toMatch(message);
+		expect((run.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(1);
+		expect(sends()).toEqual([]);
+		expect(reads()).toHaveLength(1);
+	});
+
+	it('a variable named __proto__ or constructor never reaches the service', async () => {
+		// n8n itself drops these keys when it copies parameters (n8n-workflow deepCopy's reserved
+		// keys), so the node never sees them; checkTemplate refuses them as unknown where they do
+		// arrive (test/unit/templates.test.ts). Through the engine: the send carries exactly the
+		// template's variables.
+		for (const name of ['__proto__', 'constructor']) {
+			emulator().reset();
+			// JSON.parse makes the name an own key, as a saved workflow's JSON does.
+			const value = JSON.parse(`{"body1":"a","body2":"b","${name}":"x"}`) as Record<string, string>;
+			const run = await runMessaging(emulator(), { ...base, template: byId(APPOINTMENT_REMINDER), variables: { ...mapperValue({ body1: 'a', body2: 'b' }), value } }, [
+				{ phone: '+14155550100' },
+			]);
+			expect(run.error, name).toBeUndefined();
+			expect(sends().map((request) => JSON.stringify(request.body)), name).toEqual([
+				JSON.stringify({ template: APPOINTMENT_REMINDER, variables: { body1: 'a', body2: 'b' }, phone_number: '+14155550100' }),
+			]);
+		}
+	});
+
+	it('enforces the live template, not the fields the editor saved', async () => {
+		// The saved mapper lists only body1 (stale: the template takes body1 and body2 now).
+		const stale = await runMessaging(emulator(), { ...base, template: byId(APPOINTMENT_REMINDER), variables: mapperValue({ body1: 'a' }) }, [
+			{ phone: '+14155550100' },
+		]);
+		expect(stale.error?.message).toMatch(/needs "body2"; it takes body1, body2/);
+		// The saved mapper lists body9 as a field: the live template has no such variable.
+		const extra = await runMessaging(
+			emulator(),
+			{ ...base, template: byId(APPOINTMENT_REMINDER), variables: mapperValue({ body1: 'a', body2: 'b', body9: 'c' }) },
+			[{ phone: '+14155550100' }],
+		);
+		expect(extra.error?.message).toMatch(/has no variable "body9"/);
+		expect(sends()).toEqual([]);
+	});
+
+	it('with Continue On Fail, only the bad items fail; the template read still happens once', async () => {
+		const run = await runMessaging(
+			emulator(),
+			{ ...base, template: '={{ $json.template }}', variables: mapperValue({ body1: 'a', body2: 'b' }) },
+			[
+				{ phone: '+14155550100', template: APPOINTMENT_REMINDER },
+				{ phone: '+14155550101', template: SPRING_SALE },
+				{ phone: '+14155550102', template: APPOINTMENT_REMINDER },
+			],
+			{ continueOnFail: true },
+		);
+		expect(run.error).toBeUndefined();
+		expect(run.items.map((item) => item.json.success ?? item.json.error)).toEqual([true, expect.stringMatching(/REJECTED, not APPROVED/), true]);
+		expect(run.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(reads()).toHaveLength(1);
+		expect(sends().map((request) => (request.body as { phone_number: string }).phone_number)).toEqual(['+14155550100', '+14155550102']);
 	});
 });
 

@@ -1,20 +1,9 @@
 import { describe, expect, it } from 'vitest';
 
-import type { Emulator } from '../emulator';
-import { APPOINTMENT_REMINDER, mapperValue, runMessaging, runSandbox, useEmulator } from './setup';
+import type { Emulator, ScriptStep } from '../emulator';
+import { APPOINTMENT_REMINDER, mapperValue, runMessaging, runSandbox, useEmulator, visibleText } from './setup';
 
 const emulator = useEmulator();
-
-/** Everything a user or a log could see of a run: output items, the error and all its fields. */
-function visibleText(run: { items: unknown[]; outputs: unknown[][]; error?: Error; run: { error?: Error } }): string {
-	const errors = [run.error, run.run.error].filter(Boolean) as Error[];
-	const errorText = errors.map((error) => {
-		const fields: Record<string, unknown> = {};
-		for (const key of Object.getOwnPropertyNames(error)) fields[key] = (error as unknown as Record<string, unknown>)[key];
-		return JSON.stringify(fields, (_, value) => (typeof value === 'bigint' ? String(value) : value)) + String(error.stack);
-	});
-	return JSON.stringify(run.outputs) + JSON.stringify(run.items) + errorText.join('\n');
-}
 
 const OPERATIONS = [
 	{ resource: 'message', operation: 'send', phone: '={{ $json.phone }}', text: 'hello' },
@@ -46,30 +35,41 @@ const credentialOf: Record<string, keyof Emulator['credentials']> = {
 };
 
 describe('no token or key in any output item, error message or description', () => {
-	const scenarios: Array<[string, (emu: Emulator) => void, Record<string, unknown>]> = [
-		['success', () => {}, {}],
+	const scenarios: Array<[string, ScriptStep[] | ((emu: Emulator) => void), Record<string, unknown>]> = [
+		['success', [], {}],
 		['service refusal', (emu) => emu.setAccount({ credits: 0 }), {}],
-		['server error', (emu) => emu.setFaults({ script: ['5xx-after', '5xx-after', '5xx-after'] }), { options: { maxRetries: 1 } }],
-		['200 with failure', (emu) => emu.setFaults({ script: ['success-false'] }), {}],
-		['dropped connection', (emu) => emu.setFaults({ script: ['reset', 'reset'] }), { options: { maxRetries: 1 } }],
-		['timeout', (emu) => emu.setFaults({ script: ['hang', 'hang'] }), { options: { timeoutSeconds: 1, maxRetries: 1 } }],
+		['server error', ['5xx-after', '5xx-after', '5xx-after'], { options: { maxRetries: 1 } }],
+		['200 with failure', ['success-false'], {}],
+		['dropped connection', ['reset', 'reset'], { options: { maxRetries: 1 } }],
+		['timeout', ['hang', 'hang'], { options: { timeoutSeconds: 1, maxRetries: 1 } }],
+		// The service quotes the token or key it received in its error text.
+		['echoed key', ['echo-key'], {}],
+		['redirect', ['redirect-307'], {}],
 	];
+	/** The faults hit the operation's own request: Send Template first reads the account's templates. */
+	const arrange = (emu: Emulator, operation: string, faults: ScriptStep[] | ((emu: Emulator) => void)) => {
+		if (typeof faults === 'function') faults(emu);
+		else if (faults.length > 0) emu.setFaults({ script: operation === 'sendTemplate' ? ['ok', ...faults] : faults });
+	};
 
 	for (const parameters of OPERATIONS) {
-		for (const [name, arrange, extra] of scenarios) {
+		for (const [name, faults, extra] of scenarios) {
 			it(`${parameters.operation}: ${name}`, async () => {
 				const emu = emulator();
 				const secret = String(emu.credentials[credentialOf[parameters.operation]][secretField[parameters.operation] as never]);
 				for (const continueOnFail of [true, false]) {
 					emu.reset();
-					arrange(emu);
+					arrange(emu, parameters.operation, faults);
 					const run = await runMessaging(emu, { ...parameters, ...extra }, [{ phone: '+14155550123' }], { continueOnFail });
 					expect(emu.requests.length).toBeGreaterThan(0);
 					// Listing templates is neither charged nor subject to the send faults.
-					if (name !== 'success' && !continueOnFail && (parameters.operation !== 'getAll' || /server|dropped|timeout/.test(name))) {
+					if (name !== 'success' && !continueOnFail && (parameters.operation !== 'getAll' || /server|dropped|timeout|echoed|redirect/.test(name))) {
 						expect(run.error).toBeDefined();
 					}
+					// The echoed key is in the service's text, and was scrubbed out of it.
+					if (name === 'echoed key') expect(visibleText(run)).toContain('[redacted]');
 					expect(visibleText(run)).not.toContain(secret);
+					expect(emu.trapRequests).toEqual([]);
 				}
 			}, 20_000);
 		}

@@ -97,3 +97,17 @@ export function mapperValue(
 		})),
 	};
 }
+
+/**
+ * Everything a user or a log could see of a run: output items (with the errors they carry),
+ * the error and all its fields.
+ */
+export function visibleText(run: { items: unknown[]; outputs: unknown[][]; error?: Error; run: { error?: Error } }): string {
+	const errors = [run.error, run.run.error, ...run.outputs.flat().map((item) => (item as { error?: Error }).error)].filter(Boolean) as Error[];
+	const errorText = errors.map((error) => {
+		const fields: Record<string, unknown> = {};
+		for (const key of Object.getOwnPropertyNames(error)) fields[key] = (error as unknown as Record<string, unknown>)[key];
+		return JSON.stringify(fields, (_, value) => (typeof value === 'bigint' ? String(value) : value)) + String(error.stack);
+	});
+	return JSON.stringify(run.outputs) + JSON.stringify(run.items) + errorText.join('\n');
+}

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import { checkTemplate } from '../../nodes/Messaging/actions/message/sendTemplate.operation';
 import { filterTemplates } from '../../nodes/Messaging/actions/template/getAll.operation';
+import { ItemInput } from '../../nodes/shared/validation';
 import { templateLabel, templateVariables } from '../../nodes/Messaging/templates';
 import type { TemplateRecord } from '../../nodes/Messaging/templates';
 
@@ -59,5 +63,32 @@ describe('filterTemplates', () => {
 		expect(ids({ nameContains: 'SALE' })).toEqual([2]);
 		expect(ids({ status: ['REJECTED', 'APPROVED'], nameContains: 'a' })).toEqual([1, 2, 3]);
 		expect(ids({ status: '' })).toEqual([1, 2, 3]);
+	});
+});
+
+describe('checkTemplate: the item against the live template', () => {
+	// ItemInput only needs the node, to name it in the error.
+	const input = new ItemInput({ getNode: () => ({ name: 'Messaging', type: 'messaging' }) } as unknown as IExecuteFunctions, 3);
+	const check = (template: TemplateRecord | undefined, values: Record<string, string>) =>
+		checkTemplate(input, '6f1d2c3b-4a59-4e8f-9a7b-1c2d3e4f5a6b', template, new Map(Object.entries(values)));
+
+	it('returns exactly the template\'s variables, in its order', () => {
+		expect(check(record({}), { body2: 'b', body1: 'a' })).toEqual({ body1: 'a', body2: 'b' });
+	});
+
+	it('refuses an unknown or unapproved template, naming the item', () => {
+		expect(() => check(undefined, {})).toThrow(/no template with ID 6f1d2c3b-4a59-4e8f-9a7b-1c2d3e4f5a6b in this account.*\[item 3\]/);
+		expect(() => check(record({ status: 'PENDING' }), { body1: 'a', body2: 'b' })).toThrow(/"appointment_reminder" is PENDING, not APPROVED/);
+		expect(() => check(record({ status: undefined }), { body1: 'a', body2: 'b' })).toThrow(/of unknown status, not APPROVED/);
+	});
+
+	it('refuses missing and unknown variables, saying what the template takes', () => {
+		expect(() => check(record({}), { body1: 'a', body2: ' ' })).toThrow(/needs "body2"; it takes body1, body2 \[item 3\]/);
+		expect(() => check(record({}), { body1: 'a', body2: 'b', Body1: 'c' })).toThrow(/has no variable "Body1"; it takes body1, body2/);
+		expect(() => check(record({ variable_counts: 0, template_formate: 'Hi' }), { body1: 'a' })).toThrow(/it takes no variables/);
+	});
+
+	it.each(['__proto__', 'constructor', 'prototype', 'toString'])('refuses a variable named %s as unknown (a Map, not an object, holds the names)', (name) => {
+		expect(() => check(record({}), { body1: 'a', body2: 'b', [name]: 'x' })).toThrow(new RegExp(`has no variable "${name}"`));
 	});
 });

@@ -13,6 +13,11 @@ describe('normalizePhoneNumber', () => {
 		[' +49 [151] 234-567 ', '+49151234567'],
 		['+1234567', '+1234567'], // 7 digits: the shortest E.164 allows here
 		['+123456789012345', '+123456789012345'], // 15 digits: the longest
+		// The trunk "(0)" is dialled only inside the country, never after its code.
+		['+44 (0) 20 7946 0958', '+442079460958'],
+		['+44(0)2079460958', '+442079460958'],
+		['0044 ( 0 ) 20 7946 0958', '+442079460958'],
+		['+49 (0) 151 2345678', '+491512345678'],
 	])('accepts %j as %j', (raw, expected) => {
 		expect(normalizePhoneNumber(raw)).toBe(expected);
 	});
@@ -28,6 +33,7 @@ describe('normalizePhoneNumber', () => {
 		'00',
 		'+1 415 555 0123 ext 4',
 		'++14155550123',
+		'(0) 20 7946 0958', // no country code: the (0) is not dropped, and the number is not E.164
 	])('refuses %j', (raw) => {
 		expect(normalizePhoneNumber(raw)).toBeUndefined();
 	});
@@ -77,6 +83,14 @@ describe('asText', () => {
 		expect(asText(undefined)).toBe('');
 		expect(asText({ a: 1 })).toBeUndefined();
 		expect(asText(['a'])).toBeUndefined();
+	});
+
+	it('refuses NaN and Infinity (a broken expression), keeps finite numbers', () => {
+		expect(asText(Number.NaN)).toBeUndefined();
+		expect(asText(Number.POSITIVE_INFINITY)).toBeUndefined();
+		expect(asText(Number.NEGATIVE_INFINITY)).toBeUndefined();
+		expect(asText(-0.5)).toBe('-0.5');
+		expect(asText(1e21)).toBe('1e+21');
 	});
 
 	it('sends dates ({{ $now }}, Date) as ISO text', () => {
