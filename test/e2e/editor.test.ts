@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * The editor, in headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core;
  * install it with scripts/e2e-install-chromium.sh): open a workflow whose Messaging node is

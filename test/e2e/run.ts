@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * Runs the end-to-end suite: `vitest run -c vitest.e2e.config.ts [args]`. It exists so the
  * `test:e2e` script can stay `npm run build && tsx test/e2e/run.ts`; calling vitest directly

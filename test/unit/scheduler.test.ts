@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- not shipped: test code, run by Node outside n8n (README: Lint) */
 import { describe, expect, it } from 'vitest';
 
 import { RequestScheduler, RunStoppedError } from '../../nodes/shared/transport/scheduler';
