@@ -1,7 +1,8 @@
-import { NodeApiError } from 'n8n-workflow';
 import type { IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
 
+import { isObject } from '../shared/errors';
 import { serviceRequest } from '../shared/transport';
+import type { Run, ServiceRequest } from '../shared/transport';
 
 /** A template record as list templates returns it (spec part 2.5). */
 export interface TemplateRecord {
@@ -19,20 +20,22 @@ export interface TemplateRecord {
 
 export const TEMPLATE_ID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
+/** Spec 4.3: list templates answers a JSON array of template records. */
+export const LIST_TEMPLATES: ServiceRequest = {
+	api: 'templates',
+	method: 'GET',
+	path: '/get_templates',
+	isSuccess: (answer) => Array.isArray(answer) && answer.every((record) => isObject(record) && typeof record.template_id === 'string'),
+};
+
 /** All templates of the account (the API has no paging or filters). */
-export async function listTemplates(
-	this: IExecuteFunctions | ILoadOptionsFunctions,
-	itemIndex = 0,
-): Promise<TemplateRecord[]> {
-	const body = await serviceRequest.call(this, itemIndex, { api: 'templates', method: 'GET', path: '/get_templates' });
-	if (!Array.isArray(body)) {
-		throw new NodeApiError(this.getNode(), { message: 'unexpected answer' }, {
-			message: 'List templates did not answer with a list of templates',
-			description: 'Check that the Templates Base URL in the credential points at the list templates API group.',
-			itemIndex,
-		});
-	}
-	return body as TemplateRecord[];
+export async function listTemplates(this: IExecuteFunctions | ILoadOptionsFunctions, itemIndex = 0): Promise<TemplateRecord[]> {
+	return (await serviceRequest.call(this, itemIndex, LIST_TEMPLATES)) as TemplateRecord[];
+}
+
+/** The account's templates as the service has them now, read once per run and shared by its items. */
+export async function accountTemplates(this: IExecuteFunctions, run: Run, itemIndex: number): Promise<TemplateRecord[]> {
+	return await run.once('templates', async () => await listTemplates.call(this, itemIndex));
 }
 
 export interface TemplateVariable {

@@ -1,13 +1,16 @@
 import type { ICredentialsDecrypted, ICredentialTestFunctions, INodeCredentialTestResult } from 'n8n-workflow';
 
 import { readFailure } from './errors';
-import { normalizeBaseUrl } from './transport/baseUrl';
+import { isLoopbackHost, normalizeBaseUrl } from './transport/baseUrl';
+import { scrubSecrets, secretValues } from './transport/secrets';
 import type { BaseUrlPolicy } from './transport/baseUrl';
 
 interface Probe {
 	method: 'GET' | 'POST';
 	url: string;
 	headers: Record<string, string>;
+	/** Scrubbed from anything the service says back. */
+	secret: unknown;
 	/** A send endpoint probed with an empty body: a 4xx other than 401/403/404 means the key passed. */
 	bodyRefusalMeansKeyAccepted: boolean;
 }
@@ -20,7 +23,8 @@ interface Probe {
  * accepted, the empty body was not" from a failure; so these probes use the runtime's fetch
  * and set the one auth header themselves.
  */
-async function probe(this: ICredentialTestFunctions, { method, url, headers, bodyRefusalMeansKeyAccepted }: Probe): Promise<INodeCredentialTestResult> {
+async function probe(this: ICredentialTestFunctions, { method, url, headers, secret, bodyRefusalMeansKeyAccepted }: Probe): Promise<INodeCredentialTestResult> {
+	const host = new URL(url).host;
 	let statusCode: number;
 	let body: unknown;
 	try {
@@ -28,6 +32,8 @@ async function probe(this: ICredentialTestFunctions, { method, url, headers, bod
 			method,
 			headers: { ...headers, Accept: 'application/json', ...(method === 'POST' ? { 'Content-Type': 'application/json' } : {}) },
 			body: method === 'POST' ? '{}' : undefined,
+			// A redirect would carry the key to whatever host it names.
+			redirect: 'manual',
 			signal: AbortSignal.timeout(15_000),
 		});
 		statusCode = response.status;
@@ -35,18 +41,23 @@ async function probe(this: ICredentialTestFunctions, { method, url, headers, bod
 		try {
 			body = JSON.parse(text);
 		} catch {
-			body = text;
+			body = undefined;
 		}
 	} catch (error) {
 		const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
-		return { status: 'Error', message: `Could not reach ${new URL(url).host} (${cause})` };
+		return { status: 'Error', message: `Could not reach ${host} (${cause})` };
 	}
-	const reason = readFailure(body, statusCode >= 400)?.reason;
+	if (statusCode >= 300 && statusCode < 400) {
+		return { status: 'Error', message: `${host} answered HTTP ${statusCode}, a redirect; redirects are not followed. Check the URL.` };
+	}
+	// Only the service's own reason, never a raw body, and never a secret it may have echoed.
+	const reason = body === undefined ? undefined : readFailure(scrubSecrets(body, secretValues([secret])), statusCode >= 400)?.reason;
 	const because = reason ? `: ${reason}` : '';
 	if (statusCode === 401 || statusCode === 403) return { status: 'Error', message: `The key was refused (HTTP ${statusCode})${because}` };
 	if (statusCode === 404) return { status: 'Error', message: `Nothing answers at ${url.split('?')[0]}; check the URL` };
 	if (statusCode >= 500) return { status: 'Error', message: `The service failed (HTTP ${statusCode})${because}` };
 	if (statusCode >= 400 && !bodyRefusalMeansKeyAccepted) return { status: 'Error', message: `HTTP ${statusCode}${because}` };
+	if (body === undefined) return { status: 'Error', message: `Unexpected answer from ${host} (HTTP ${statusCode}, not JSON); check the URL` };
 	return { status: 'OK', message: 'Key accepted' };
 }
 
@@ -69,10 +80,18 @@ export async function messagingBearerApiTest(
 			? urlOf(data.sandboxBaseUrl, 'Sandbox Base URL', 'any', '/plants?limit=1')
 			: { status: 'Error' as const, message: 'Set the Templates Base URL (or, for the sandbox only, the Sandbox Base URL) to test the token' };
 	if (typeof url !== 'string') return url;
+	const target = new URL(url);
+	if (target.protocol === 'http:' && !isLoopbackHost(target.hostname)) {
+		return {
+			status: 'Error',
+			message: `Not tested: the Sandbox Base URL is plain http on ${target.host}, and the test would send your token unencrypted. The Sandbox Plants node still uses it as configured.`,
+		};
+	}
 	return await probe.call(this, {
 		method: 'GET',
 		url,
 		headers: { Authorization: `Bearer ${String(data.accessToken ?? '')}` },
+		secret: data.accessToken,
 		bodyRefusalMeansKeyAccepted: false,
 	});
 }
@@ -89,6 +108,7 @@ export async function messagingAuthorizationKeyApiTest(
 		method: 'POST',
 		url,
 		headers: { Authorization: String(data.apiKey ?? '') },
+		secret: data.apiKey,
 		bodyRefusalMeansKeyAccepted: true,
 	});
 }
@@ -105,6 +125,7 @@ export async function messagingXApiKeyApiTest(
 		method: 'POST',
 		url,
 		headers: { 'X-API-Key': String(data.apiKey ?? '') },
+		secret: data.apiKey,
 		bodyRefusalMeansKeyAccepted: true,
 	});
 }

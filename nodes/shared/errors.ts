@@ -10,7 +10,7 @@ export interface ServiceFailure {
 	details?: string;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
+export const isObject = (value: unknown): value is Record<string, unknown> =>
 	typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const text = (value: unknown): string | undefined =>
@@ -164,7 +164,8 @@ export function serviceError(node: INode, input: ServiceErrorInput): NodeApiErro
 	const kind = input.kind ?? classifyFailure(input.failure.reason, input.status);
 	const info = FAILURE_KINDS[kind];
 	const code = input.failure.code ? ` (code ${input.failure.code})` : '';
-	const description = [info.hint, input.failure.details ? `Details: ${input.failure.details}.` : '', input.note ?? '']
+	const fallback = info.hint === '' && input.status !== undefined ? `The service answered HTTP ${input.status}.` : '';
+	const description = [info.hint || fallback, input.failure.details ? `Details: ${input.failure.details}.` : '', input.note ?? '']
 		.filter((part) => part !== '')
 		.join(' ');
 	let failure = info.failure;

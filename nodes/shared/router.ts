@@ -5,16 +5,23 @@ import type {
 	INodeProperties,
 	INodePropertyOptions,
 } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { beginRun, readRequestPolicy } from './transport';
-import { RunStoppedError } from './transport/scheduler';
+import { RunStoppedError, serviceRequest, startRun } from './transport';
+import type { Run, ServiceRequest } from './transport';
 
-/** One operation: its parameters, its entry in the Operation selector, and what it does for one item. */
+/** One item, read and checked: the request to send, and how its answer becomes the item's output. */
+export interface PreparedItem {
+	request: ServiceRequest;
+	output(answer: unknown): IDataObject | IDataObject[];
+}
+
+/** One operation: its parameters, its entry in the Operation selector, and how it prepares one item. */
 export interface OperationModule {
 	option: INodePropertyOptions & { action: string };
 	description: INodeProperties[];
-	execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject | IDataObject[]>;
+	/** Reads and checks one item's parameters; sends nothing (reads the run shares, such as the account's templates, aside). */
+	prepare(this: IExecuteFunctions, itemIndex: number, run: Run): PreparedItem | Promise<PreparedItem>;
 }
 
 export type ResourceOperations = Record<string, OperationModule>;
@@ -40,77 +47,105 @@ type ItemResult = { ok: true; data: IDataObject[] } | { ok: false; error: Error 
 
 /**
  * Runs every input item through the chosen operation and returns one output per input item,
- * in input order, each paired to its item. All items start at once; the transport's
- * scheduler decides how many requests are under way. Sends are held until every item has
- * passed its checks, so bad input stops the run before any message leaves. Without
- * "Continue On Fail", the first failure stops the run: requests not yet started are dropped,
- * those under way finish, and the lowest-numbered failing item's error is raised.
+ * in input order, each paired to its item. First every item is read and checked, so bad input
+ * stops the run before any message leaves; then all are sent, as many at once as the
+ * transport's limiter lets through. Without "Continue On Fail" the first failure stops the
+ * run: nothing more starts, requests under way finish, and the error says which items were sent.
  */
-export async function router(
-	this: IExecuteFunctions,
-	resources: Record<string, ResourceOperations>,
-): Promise<INodeExecutionData[][]> {
+export async function router(this: IExecuteFunctions, resources: Record<string, ResourceOperations>): Promise<INodeExecutionData[][]> {
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operationName = this.getNodeParameter('operation', 0) as string;
 	const operation = resources[resource]?.[operationName];
 	if (!operation) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of "${resource}" is not supported`);
 	}
-
 	const items = this.getInputData();
-	const { scheduler } = beginRun(this, readRequestPolicy(this));
+	const run = startRun(this);
 	const continueOnFail = this.continueOnFail();
-	scheduler.stopOnFailure = !continueOnFail;
+	const includeRawResponse = this.getNodeParameter('options.includeRawResponse', 0, false) === true;
 	const results = new Array<ItemResult>(items.length);
 
-	// Phase 1: each item reads and checks its parameters; its send waits at the gate.
-	scheduler.holdGate();
-	let unchecked = items.length;
-	let allChecked!: () => void;
-	const checked = new Promise<void>((resolve) => (allChecked = resolve));
-	const isChecked = new Uint8Array(items.length);
-	const markChecked = (itemIndex: number) => {
-		if (isChecked[itemIndex]) return;
-		isChecked[itemIndex] = 1;
-		if (--unchecked === 0) allChecked();
-	};
-	if (unchecked === 0) allChecked();
-	scheduler.onGateArrival = markChecked;
-
-	const runs = items.map(async (_, itemIndex) => {
+	const prepared: Array<PreparedItem | undefined> = [];
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			const data = await operation.execute.call(this, itemIndex);
-			results[itemIndex] = { ok: true, data: Array.isArray(data) ? data : [data] };
+			prepared[itemIndex] = await operation.prepare.call(this, itemIndex, run);
 		} catch (error) {
 			results[itemIndex] = { ok: false, error: error as Error };
-			// Bad input fails before the transport sees it; the run stops the same way.
-			if (!(error instanceof RunStoppedError)) scheduler.failed(error as Error);
-		} finally {
-			markChecked(itemIndex);
+			if (!continueOnFail) break;
 		}
-	});
+	}
+	const badInput = results.find((result) => result && !result.ok);
+	if (badInput && !badInput.ok && !continueOnFail) throw badInput.error;
 
-	// Phase 2: release the sends (unless bad input already stopped the run).
-	await checked;
-	scheduler.openGate();
-	await Promise.all(runs);
+	await Promise.all(
+		prepared.map(async (item, itemIndex) => {
+			if (!item) return;
+			try {
+				const answer = await serviceRequest.call(this, itemIndex, item.request);
+				const output = item.output(answer);
+				const data = Array.isArray(output) ? output : [includeRawResponse ? { ...output, rawResponse: answer as IDataObject } : output];
+				results[itemIndex] = { ok: true, data };
+			} catch (error) {
+				results[itemIndex] = { ok: false, error: error as Error };
+			}
+		}),
+	);
 
 	if (!continueOnFail) {
-		const failed = results.find((result) => !result.ok && !(result.error instanceof RunStoppedError));
-		if (failed && !failed.ok) throw failed.error;
+		const failed = results.findIndex((result) => result && !result.ok && !(result.error instanceof RunStoppedError));
+		if (failed >= 0) throw withRunSummary(this, (results[failed] as { error: Error }).error, results);
 	}
 
-	const output: INodeExecutionData[] = [];
-	results.forEach((result, itemIndex) => {
-		if (result.ok) {
-			output.push(
-				...this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(result.data), {
-					itemData: { item: itemIndex },
-				}),
-			);
-		} else {
-			output.push({ json: { error: result.error.message }, pairedItem: { item: itemIndex } });
-		}
-	});
-	return [output];
+	return [
+		results.flatMap((result, itemIndex) =>
+			result.ok
+				? this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(result.data), { itemData: { item: itemIndex } })
+				: [errorItem(result.error, itemIndex)],
+		),
+	];
+}
+
+/**
+ * A Continue On Fail item: the message and what to do about it. The error itself rides along
+ * (`error`), which is how n8n knows to route the item to the error output.
+ */
+function errorItem(error: Error, itemIndex: number): INodeExecutionData {
+	const { description, httpCode } = error as Partial<NodeApiError>;
+	return {
+		json: { error: error.message, ...(description ? { description } : {}), ...(httpCode ? { httpCode } : {}) },
+		...(error instanceof NodeApiError || error instanceof NodeOperationError ? { error } : {}),
+		pairedItem: { item: itemIndex },
+	};
+}
+
+/** "0, 2-5, 9" */
+function itemList(indexes: number[]): string {
+	const parts: string[] = [];
+	for (let i = 0; i < indexes.length; i++) {
+		let j = i;
+		while (j + 1 < indexes.length && indexes[j + 1] === indexes[j] + 1) j++;
+		parts.push(j > i ? `${indexes[i]}-${indexes[j]}` : `${indexes[i]}`);
+		i = j;
+	}
+	return parts.join(', ');
+}
+
+/** The run stopped at `error`: says which items went out and which were never sent, so a re-run can skip the first. */
+function withRunSummary(context: IExecuteFunctions, error: Error, results: ItemResult[]): Error {
+	const sent = results.flatMap((result, index) => (result?.ok ? [index] : []));
+	const notSent = results.flatMap((result, index) => (result && !result.ok && result.error instanceof RunStoppedError ? [index] : []));
+	const otherFailures = results.flatMap((result, index) => (result && !result.ok && !(result.error instanceof RunStoppedError) ? [index] : []));
+	if (sent.length === 0 && notSent.length === 0 && otherFailures.length <= 1) return error;
+	const summary = [
+		sent.length > 0 ? `Sent before the run stopped: item${sent.length > 1 ? 's' : ''} ${itemList(sent)}.` : '',
+		otherFailures.length > 1 ? `Failed: items ${itemList(otherFailures)}.` : '',
+		notSent.length > 0 ? `Not sent: item${notSent.length > 1 ? 's' : ''} ${itemList(notSent)}.` : '',
+	]
+		.filter((part) => part !== '')
+		.join(' ');
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		error.description = [error.description, summary].filter((part) => part).join(' ');
+		return error;
+	}
+	return new NodeOperationError(context.getNode(), error, { description: summary });
 }

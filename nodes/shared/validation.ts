@@ -10,7 +10,9 @@ const E164 = /^\+[1-9]\d{6,14}$/;
  * so a number without its country code stays an error instead of reaching a stranger.
  */
 export function normalizePhoneNumber(raw: string): string | undefined {
-	let phone = raw.trim().replace(/[\s\-.()[\]]/g, '');
+	// "+44 (0) 20 7946 0958": the trunk 0 is dialled only inside the country, never after its code.
+	const international = /^\s*(\+|00)/.test(raw);
+	let phone = (international ? raw.replace(/\(\s*0\s*\)/g, '') : raw).trim().replace(/[\s\-.()[\]]/g, '');
 	if (phone.startsWith('00')) phone = `+${phone.slice(2)}`;
 	return E164.test(phone) ? phone : undefined;
 }
@@ -84,7 +86,9 @@ export function checkAttachmentUrl(raw: string): AttachmentCheck {
 export function asText(value: unknown): string | undefined {
 	if (value === undefined || value === null) return '';
 	if (typeof value === 'string') return value;
-	if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+	// NaN and Infinity are the result of a broken expression, not a value to send.
+	if (typeof value === 'number') return Number.isFinite(value) ? String(value) : undefined;
+	if (typeof value === 'boolean' || typeof value === 'bigint') return String(value);
 	if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : value.toISOString();
 	const toISO = (value as { toISO?: unknown }).toISO;
 	if (typeof toISO === 'function') {
@@ -117,14 +121,14 @@ export class ItemInput {
 		);
 	}
 
-	raw(field: string, fallback?: unknown): unknown {
-		return this.context.getNodeParameter(field, this.itemIndex, fallback);
+	raw(field: string, fallback?: unknown, options?: { extractValue?: boolean }): unknown {
+		return this.context.getNodeParameter(field, this.itemIndex, fallback, options);
 	}
 
 	/** Text that may be empty. */
-	optionalText(field: string, label: string): string {
-		const text = asText(this.raw(field, ''));
-		if (text === undefined) this.fail(field, label, 'must be text, not an object or list');
+	optionalText(field: string, label: string, options?: { extractValue?: boolean }): string {
+		const text = asText(this.raw(field, '', options));
+		if (text === undefined) this.fail(field, label, 'must be text or a finite number, not an object or list');
 		return text;
 	}
 

@@ -3,6 +3,10 @@
  * Run the emulator on its own: `npm run emulator -- [--port N] [--latency MS] [--seed N]`
  * (or `npx tsx test/emulator/cli.ts ...`). Prints the URL and credential values ready to
  * paste into n8n, then serves until SIGINT/SIGTERM.
+ *
+ * Faults are switched through the control API, e.g.
+ *   curl -X POST URL/__emulator/faults -d '{"script":["reset-after","redirect-307"],"retryAfter":"soon"}'
+ * (every switch: the table at the top of faults.ts); what followed a redirect: GET URL/__emulator/trap.
  */
 import { startEmulator } from './index';
 
@@ -38,6 +42,8 @@ async function main(): Promise<void> {
 	console.log(JSON.stringify(credentials.messagingXApiKeyApi, null, 2));
 	console.log('');
 	console.log(`Control API: GET ${emulator.url}/__emulator/state, POST .../faults, .../account, .../reset`);
+	console.log(`Redirect trap: ${emulator.trapUrl} (what reached it: GET ${emulator.url}/__emulator/trap, clear: DELETE)`);
+	console.log('Faults: POST .../faults {"script": [...], "p...": 0.1, "retryAfter": "...", ...}; see test/emulator/faults.ts');
 	console.log('Press Ctrl+C to stop.');
 
 	const stop = (signal: string) => {

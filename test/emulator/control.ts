@@ -5,8 +5,10 @@
  * what the emulator saw. Control calls are not recorded as requests.
  *
  *   GET  /__emulator/state        requests (omit with ?requests=none), delivery count,
- *                                 duplicates, account, faults, plants
+ *                                 duplicates, account, faults, plants, trap URL and count
  *   GET  /__emulator/deliveries   the delivery list
+ *   GET  /__emulator/trap         {url, requests}: what reached the redirect trap
+ *   DELETE /__emulator/trap       forget the trap's records
  *   POST /__emulator/faults       partial faults (same as setFaults), answers the new faults
  *   POST /__emulator/account      partial account, notOnPlatform as an array
  *   POST /__emulator/attachments  {url, bytes?, reachable?} (same as setAttachment)
@@ -16,12 +18,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FaultController } from './faults';
 import { readBody, sendJson } from './http';
 import type { EmulatorState } from './state';
+import type { Trap } from './trap';
 import type { Account, AccountPatch, FaultsPatch } from './types';
 import { isPlainObject } from './validation';
 
 export interface ControlDeps {
 	state: EmulatorState;
 	faults: FaultController;
+	trap: Trap;
 	/** Full reset of state and faults (the emulator's reset()). */
 	reset(): void;
 }
@@ -30,7 +34,7 @@ export const accountJson = (account: Account) => ({ ...account, notOnPlatform: [
 
 type ControlAction = (body: unknown, query: Record<string, string>) => unknown;
 
-function actions({ state, faults, reset }: ControlDeps): Record<string, ControlAction> {
+function actions({ state, faults, trap, reset }: ControlDeps): Record<string, ControlAction> {
 	return {
 		'GET state': (_body, query) => ({
 			requestCount: state.requests.length,
@@ -40,8 +44,14 @@ function actions({ state, faults, reset }: ControlDeps): Record<string, ControlA
 			account: accountJson(state.account),
 			faults: faults.settings,
 			plants: [...state.plants.values()],
+			trap: { url: trap.url, requestCount: trap.requests.length },
 		}),
 		'GET deliveries': () => state.deliveries,
+		'GET trap': () => ({ url: trap.url, requests: trap.requests }),
+		'DELETE trap': () => {
+			trap.clear();
+			return { ok: true };
+		},
 		'POST faults': (body) => {
 			faults.set(body as FaultsPatch); // validated inside
 			return faults.settings;

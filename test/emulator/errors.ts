@@ -1,10 +1,11 @@
 /**
- * The error bodies of spec part 7, one shape per API family, and the 200-with-failure
- * bodies of the `success-false` fault.
+ * The error bodies of spec part 7, one shape per API family, the 200-with-failure
+ * bodies of the `success-false` fault, and the 200s of the faults that are not the service.
  *
  * Handlers throw `ApiError(status, code, reason)`; the server renders it in the shape of
  * the route's family, so every check is written once whatever the API.
  */
+import type { NonService200 } from './faults';
 
 /**
  * - `direct`: `{message: 'Message sending failed | Reason: <reason>'}` (direct send)
@@ -75,6 +76,23 @@ export const COMMON_ERRORS = {
 			allow,
 		}),
 	bodyTooLarge: () => new ApiError(413, 'PAYLOAD_TOO_LARGE', 'Request body is larger than 1 MB'),
+	/** A 5xx that reads like a rate limit (the `5xx-ratelimit-text` fault): judge it by its status. */
+	rateLimitText: (status: number) => new ApiError(status, 'RATE_LIMITED', 'Rate limit exceeded', 'Rate limit exceeded'),
+	/** A careless service that quotes the credential it was given (the `echo-key` fault). */
+	echoKey: (credential: string) => new ApiError(401, 'UNAUTHORIZED', `Invalid token: ${credential}`),
+};
+
+/**
+ * 200s from something that is not the service (a wrong base URL, a captive portal, a
+ * proxy): the `html-200`, `empty-200` and `wrong-shape-200` faults.
+ */
+export const NON_SERVICE_200: Record<NonService200, { contentType: string; text: string }> = {
+	'html-200': {
+		contentType: 'text/html; charset=utf-8',
+		text: '<!DOCTYPE html><html><head><title>Sign in</title></head><body><h1>Sign in to continue</h1><form method="post" action="/login"><input name="user"><input name="password" type="password"><button>Sign in</button></form></body></html>',
+	},
+	'empty-200': { contentType: 'application/json', text: '' },
+	'wrong-shape-200': { contentType: 'application/json; charset=utf-8', text: JSON.stringify({ status: 'ok', data: null }) },
 };
 
 /**

@@ -1,27 +1,134 @@
 /**
  * Fault injection: decides, per API request and before any API logic runs (like a gateway
  * in front of the service), whether the request is answered normally or hit by a fault.
+ * server.ts carries the decision out.
  *
  * Order of precedence for one request:
  *   1. the next `script` step, if any (it alone decides; `ok` = no fault at all);
  *   2. the rate limit (send APIs only);
- *   3. one draw of the seeded RNG against p429, pResetBeforeProcessing,
- *      p5xxAfterProcessing, pSuccessFalse (cumulative; success-false on send APIs only).
+ *   3. one draw of the seeded RNG against the probabilities, cumulative, in the order of
+ *      the table below (a seed gives the same sequence as long as the same ones are set).
+ *
+ * The faults ("processed" = the API logic runs: a send is delivered and counted in
+ * `deliveries` exactly as on success, so a client that sends it again makes a duplicate):
+ *
+ *   script step          probability             processed  what the client gets              outcome
+ *   429                  p429                    no         429 + Retry-After (see retryAfter)  rate-limited
+ *   reset                pResetBeforeProcessing  no         socket destroyed, no answer         reset
+ *   5xx-before           -                       no         503 in the API's error shape        5xx-before
+ *   5xx-after            p5xxAfterProcessing     yes        500 (random: 500|502), API shape    5xx-after
+ *   success-false        pSuccessFalse           no         200 with a failure body (sends)     success-false
+ *   reset-after          pResetAfterProcessing   yes        TCP RST, no answer: ECONNRESET      reset-after
+ *   close-after          pCloseAfterProcessing   yes        clean close, no answer: hang up     close-after
+ *   redirect-301..308    pRedirect (random 3xx)  no         3xx, Location on the trap origin    redirected
+ *   html-200             pHtml200                no         200 text/html login page            html-200
+ *   empty-200            pEmpty200               no         200 application/json, empty body    empty-200
+ *   wrong-shape-200      pWrongShape200          no         200 {"status":"ok","data":null}     wrong-shape-200
+ *   5xx-ratelimit-text   p5xxRateLimitText       yes        503 whose text names a rate limit   5xx-ratelimit-text
+ *   echo-key             pEchoKey                no         401 echoing Authorization/X-API-Key echo-key
+ *   hang                 -                       no         no answer; socket destroyed after   hang
+ *                                                           hangMs (<= 60 s) or client abort
+ *   hang-forever         -                       no         no answer until the client gives    hang
+ *                                                           up or the emulator stops
+ *
+ * Other switches: `latencyMs` (delay before every answer), `rateLimit` (sliding window over
+ * the send APIs), `hangMs`, `retryAfter` (hostile Retry-After on every 429: '-5', 'soon',
+ * '259200', `<date:-3600>`, `<date:+259200>`, ...), `redirectTo` (Location of the
+ * redirects instead of the trap), `seed` (re-seeds the RNG).
+ *
+ * The trap (trap.ts) is a second loopback server started with the emulator: it records
+ * every request that reaches it (emulator.trapRequests, GET /__emulator/trap) and answers
+ * 200 with a plausible success body, so a client that follows a redirect wrongly succeeds.
  */
 import type { Faults, FaultsPatch, RateLimitFault, ScriptStep } from './types';
+
+export type NonService200 = 'html-200' | 'empty-200' | 'wrong-shape-200';
+export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
 
 export type FaultAction =
 	| { kind: 'none' }
 	| { kind: '429'; retryAfter: string }
 	| { kind: 'reset' }
-	| { kind: 'hang'; hangMs: number }
+	| { kind: 'reset-after' }
+	| { kind: 'close-after' }
+	/** hangMs null = until the client or the emulator's stop closes the socket. */
+	| { kind: 'hang'; hangMs: number | null }
 	| { kind: '5xx-before'; status: number }
 	| { kind: '5xx-after'; status: number }
-	| { kind: 'success-false' };
+	| { kind: '5xx-ratelimit-text'; status: number }
+	| { kind: 'success-false' }
+	| { kind: 'redirect'; status: RedirectStatus; location: string | null }
+	| { kind: 'non-service-200'; variant: NonService200 }
+	| { kind: 'echo-key' };
+
+type Probability = Extract<keyof Faults, `p${string}`>;
+
+/** What a fault needs to build its action: the settings, the RNG, and the API kind. */
+interface Draw {
+	settings: Faults;
+	random: () => number;
+	isSend: boolean;
+}
 
 const MAX_HANG_MS = 60_000;
-const SCRIPT_STEPS: readonly ScriptStep[] = ['ok', '429', 'reset', '5xx-after', '5xx-before', 'success-false', 'hang'];
-const PROBABILITIES = ['p429', 'pResetBeforeProcessing', 'p5xxAfterProcessing', 'pSuccessFalse'] as const;
+const NONE: FaultAction = { kind: 'none' };
+const REDIRECT_STATUSES: readonly RedirectStatus[] = [301, 302, 303, 307, 308];
+
+const redirect = (status: RedirectStatus) => (d: Draw): FaultAction => ({ kind: 'redirect', status, location: d.settings.redirectTo });
+const nonService = (variant: NonService200) => (): FaultAction => ({ kind: 'non-service-200', variant });
+
+/** Every script step and the action it stands for. */
+const SCRIPT_ACTIONS: Record<ScriptStep, (d: Draw) => FaultAction> = {
+	ok: () => NONE,
+	'429': (d) => tooManyRequests(d.settings, '1'),
+	reset: () => ({ kind: 'reset' }),
+	'5xx-before': () => ({ kind: '5xx-before', status: 503 }),
+	'5xx-after': () => ({ kind: '5xx-after', status: 500 }),
+	'success-false': () => ({ kind: 'success-false' }),
+	hang: (d) => ({ kind: 'hang', hangMs: d.settings.hangMs }),
+	'hang-forever': () => ({ kind: 'hang', hangMs: null }),
+	'reset-after': () => ({ kind: 'reset-after' }),
+	'close-after': () => ({ kind: 'close-after' }),
+	'redirect-301': redirect(301),
+	'redirect-302': redirect(302),
+	'redirect-303': redirect(303),
+	'redirect-307': redirect(307),
+	'redirect-308': redirect(308),
+	'html-200': nonService('html-200'),
+	'empty-200': nonService('empty-200'),
+	'wrong-shape-200': nonService('wrong-shape-200'),
+	'5xx-ratelimit-text': () => ({ kind: '5xx-ratelimit-text', status: 503 }),
+	'echo-key': () => ({ kind: 'echo-key' }),
+};
+
+/**
+ * The random faults in draw order. The first four come first so that the sequences a
+ * seed gave before the others existed stay the same.
+ */
+const RANDOM_ACTIONS: Record<Probability, (d: Draw) => FaultAction> = {
+	p429: (d) => tooManyRequests(d.settings, '1'),
+	pResetBeforeProcessing: SCRIPT_ACTIONS.reset,
+	p5xxAfterProcessing: (d) => ({ kind: '5xx-after', status: d.random() < 0.5 ? 500 : 502 }),
+	pSuccessFalse: (d) => (d.isSend ? { kind: 'success-false' } : NONE),
+	pResetAfterProcessing: SCRIPT_ACTIONS['reset-after'],
+	pCloseAfterProcessing: SCRIPT_ACTIONS['close-after'],
+	pRedirect: (d) => redirect(REDIRECT_STATUSES[Math.floor(d.random() * REDIRECT_STATUSES.length)])(d),
+	pHtml200: SCRIPT_ACTIONS['html-200'],
+	pEmpty200: SCRIPT_ACTIONS['empty-200'],
+	pWrongShape200: SCRIPT_ACTIONS['wrong-shape-200'],
+	p5xxRateLimitText: SCRIPT_ACTIONS['5xx-ratelimit-text'],
+	pEchoKey: SCRIPT_ACTIONS['echo-key'],
+};
+
+const SCRIPT_STEPS = Object.keys(SCRIPT_ACTIONS) as ScriptStep[];
+const PROBABILITIES = Object.keys(RANDOM_ACTIONS) as Probability[];
+
+/** A 429 with the configured hostile Retry-After, or `normal` when none is set. */
+function tooManyRequests(settings: Faults, normal: string): FaultAction {
+	const date = settings.retryAfter === null ? null : /^<date:([+-]\d+)>$/.exec(settings.retryAfter);
+	const retryAfter = date ? httpDateIn(Number(date[1])) : (settings.retryAfter ?? normal);
+	return { kind: '429', retryAfter };
+}
 
 /** mulberry32: tiny, fast, and the same sequence for the same seed on every machine. */
 function seededRandom(seed: number): () => number {
@@ -36,16 +143,8 @@ function seededRandom(seed: number): () => number {
 }
 
 export function defaultFaults(latencyMs: number): Faults {
-	return {
-		latencyMs,
-		rateLimit: null,
-		p429: 0,
-		pResetBeforeProcessing: 0,
-		p5xxAfterProcessing: 0,
-		pSuccessFalse: 0,
-		script: [],
-		hangMs: MAX_HANG_MS,
-	};
+	const probabilities = Object.fromEntries(PROBABILITIES.map((p) => [p, 0])) as Record<Probability, number>;
+	return { latencyMs, rateLimit: null, ...probabilities, script: [], hangMs: MAX_HANG_MS, retryAfter: null, redirectTo: null };
 }
 
 /** Validate a partial fault setting (from code or from JSON); throws on anything odd. */
@@ -54,7 +153,7 @@ export function validateFaultsPatch(input: unknown): FaultsPatch {
 		throw new Error('Faults must be an object');
 	}
 	const patch = input as Record<string, unknown>;
-	const known = ['latencyMs', 'rateLimit', 'script', 'hangMs', 'seed', ...PROBABILITIES];
+	const known = ['latencyMs', 'rateLimit', 'script', 'hangMs', 'seed', 'retryAfter', 'redirectTo', ...PROBABILITIES];
 	for (const key of Object.keys(patch)) {
 		if (!known.includes(key)) throw new Error(`Unknown fault '${key}' (known: ${known.join(', ')})`);
 	}
@@ -75,6 +174,13 @@ export function validateFaultsPatch(input: unknown): FaultsPatch {
 			throw new Error(`Fault 'script' must be an array of ${SCRIPT_STEPS.join(' | ')}`);
 		}
 	}
+	// Printable ASCII only: anything else could not be sent as a header value at all.
+	if (patch.retryAfter !== undefined && patch.retryAfter !== null && !(typeof patch.retryAfter === 'string' && /^[\x20-\x7e]*$/.test(patch.retryAfter))) {
+		throw new Error("Fault 'retryAfter' must be null or a string of printable ASCII");
+	}
+	if (patch.redirectTo !== undefined && patch.redirectTo !== null && !isHttpUrl(patch.redirectTo)) {
+		throw new Error("Fault 'redirectTo' must be null or an absolute http(s) URL");
+	}
 	const rateLimit = patch.rateLimit as Partial<RateLimitFault> | null | undefined;
 	if (rateLimit !== undefined && rateLimit !== null) {
 		const ok =
@@ -93,6 +199,15 @@ export function validateFaultsPatch(input: unknown): FaultsPatch {
 		}
 	}
 	return patch as FaultsPatch;
+}
+
+function isHttpUrl(value: unknown): boolean {
+	if (typeof value !== 'string') return false;
+	try {
+		return ['http:', 'https:'].includes(new URL(value).protocol);
+	} catch {
+		return false;
+	}
 }
 
 /** HTTP-date (1 s resolution), rounded up so a client that waits until then is not early. */
@@ -153,44 +268,25 @@ export class FaultController {
 	}
 
 	decide(isSend: boolean): FaultAction {
+		const draw: Draw = { settings: this.current, random: this.random, isSend };
 		const step = this.current.script.shift();
-		if (step !== undefined) return this.fromScript(step);
+		if (step !== undefined) return SCRIPT_ACTIONS[step](draw);
 
 		if (isSend && this.current.rateLimit) {
 			const limited = this.checkRateLimit(this.current.rateLimit);
 			if (limited) return limited;
 		}
 
-		const { p429, pResetBeforeProcessing, p5xxAfterProcessing, pSuccessFalse } = this.current;
 		// Draw only when a probability is set, so the sequence for a seed starts when a test
 		// turns random faults on, whatever traffic came before.
-		if (p429 + pResetBeforeProcessing + p5xxAfterProcessing + pSuccessFalse === 0) return { kind: 'none' };
+		if (PROBABILITIES.every((p) => this.current[p] === 0)) return NONE;
 		const u = this.random();
-		let edge = p429;
-		if (u < edge) return { kind: '429', retryAfter: '1' };
-		if (u < (edge += pResetBeforeProcessing)) return { kind: 'reset' };
-		if (u < (edge += p5xxAfterProcessing)) return { kind: '5xx-after', status: this.random() < 0.5 ? 500 : 502 };
-		if (isSend && u < edge + pSuccessFalse) return { kind: 'success-false' };
-		return { kind: 'none' };
-	}
-
-	private fromScript(step: ScriptStep): FaultAction {
-		switch (step) {
-			case 'ok':
-				return { kind: 'none' };
-			case '429':
-				return { kind: '429', retryAfter: '1' };
-			case 'reset':
-				return { kind: 'reset' };
-			case 'hang':
-				return { kind: 'hang', hangMs: this.current.hangMs };
-			case '5xx-before':
-				return { kind: '5xx-before', status: 503 };
-			case '5xx-after':
-				return { kind: '5xx-after', status: 500 };
-			case 'success-false':
-				return { kind: 'success-false' };
+		let edge = 0;
+		for (const p of PROBABILITIES) {
+			edge += this.current[p];
+			if (u < edge) return RANDOM_ACTIONS[p](draw);
 		}
+		return NONE;
 	}
 
 	/** Sliding window: at most `limit` admitted send requests in any `windowMs`. */
@@ -207,6 +303,6 @@ export class FaultController {
 		}
 		const freesInMs = this.oldest < this.admitted.length ? this.admitted[this.oldest] + rule.windowMs - t : rule.windowMs;
 		const seconds = rule.retryAfterSeconds ?? Math.max(1, Math.ceil(freesInMs / 1000));
-		return { kind: '429', retryAfter: rule.retryAfterFormat === 'date' ? httpDateIn(seconds) : String(seconds) };
+		return tooManyRequests(this.current, rule.retryAfterFormat === 'date' ? httpDateIn(seconds) : String(seconds));
 	}
 }

@@ -3,7 +3,8 @@
  * Small request/response helpers on top of node:http, shared by the service routes and
  * the control API.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 const MAX_BODY_CHARS = 1024 * 1024;
 
@@ -49,19 +50,20 @@ export function sendJson(
 	body: unknown,
 	headers: Record<string, string> = {},
 ): void {
+	if (body === undefined) sendText(res, status, undefined, headers);
+	else sendText(res, status, JSON.stringify(body), { 'content-type': 'application/json; charset=utf-8', ...headers });
+}
+
+/** Answer with a text body as is (undefined = no body at all), unless the socket is already gone. */
+export function sendText(res: ServerResponse, status: number, text: string | undefined, headers: Record<string, string> = {}): void {
 	if (res.headersSent || res.destroyed) return;
-	if (body === undefined) {
+	if (text === undefined) {
 		res.writeHead(status, headers);
 		res.end();
 		return;
 	}
-	const payload = JSON.stringify(body);
-	res.writeHead(status, {
-		'content-type': 'application/json; charset=utf-8',
-		'content-length': String(Buffer.byteLength(payload)),
-		...headers,
-	});
-	res.end(payload);
+	res.writeHead(status, { 'content-length': String(Buffer.byteLength(text)), ...headers });
+	res.end(text);
 }
 
 /** Split `req.url` into the raw path, its percent-decoded form and the query. */
@@ -76,4 +78,24 @@ export function splitUrl(rawUrl: string): { rawPath: string; path: string; query
 		// A malformed escape: match on the raw path, which then simply 404s.
 	}
 	return { rawPath, path, query };
+}
+
+/** Listen on 127.0.0.1 only (0 = a free port); resolves with the port. */
+export async function listenOnLoopback(server: Server, port: number): Promise<number> {
+	await new Promise<void>((resolve, reject) => {
+		server.once('error', reject);
+		server.listen(port, '127.0.0.1', () => {
+			server.off('error', reject);
+			resolve();
+		});
+	});
+	return (server.address() as AddressInfo).port;
+}
+
+/** Close at once: open connections (keep-alive, hanging requests) are dropped, not waited for. */
+export function closeNow(server: Server): Promise<void> {
+	return new Promise<void>((resolve) => {
+		server.close(() => resolve());
+		server.closeAllConnections();
+	});
 }

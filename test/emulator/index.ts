@@ -12,18 +12,23 @@
  *   POST|GET /sandbox/plants, DELETE /sandbox/plants/:id     sandbox          Bearer
  *   /__emulator/*                                            control API (see control.ts)
  *
+ * A second loopback server, the trap (trap.ts), is what the redirect faults point at.
+ * Faults and their switches: see the table at the top of faults.ts.
+ *
  * Usage:
  *   const emulator = await startEmulator();
  *   // credentials for n8n: emulator.credentials.messagingBearerApi, ...
  *   emulator.setFaults({ script: ['429', 'ok'] });
- *   ...; expect(emulator.duplicates()).toEqual([]);
+ *   emulator.setFaults({ script: ['reset-after', 'redirect-307'], retryAfter: 'soon' });
+ *   ...; expect(emulator.duplicates()).toEqual([]); expect(emulator.trapRequests).toEqual([]);
  *   await emulator.close();
  */
-import type { AddressInfo } from 'node:net';
 import { FaultController } from './faults';
 import { PREFIX, TEMPLATE_VARIABLES, TEMPLATES, TOKENS } from './fixtures';
+import { listenOnLoopback } from './http';
 import { createEmulatorServer } from './server';
 import { EmulatorState } from './state';
+import { startTrap } from './trap';
 import type { Emulator, EmulatorCredentials, StartOptions } from './types';
 
 export type * from './types';
@@ -32,20 +37,18 @@ export { TOKENS } from './fixtures';
 export async function startEmulator(options: StartOptions = {}): Promise<Emulator> {
 	const state = new EmulatorState();
 	const faults = new FaultController(options.latencyMs ?? 0, options.seed ?? 1);
+	const trap = await startTrap();
 	const reset = () => {
 		state.resetAll();
 		faults.reset();
+		trap.clear();
 	};
-	const { server, close } = createEmulatorServer({ state, faults, reset });
+	const { server, close } = createEmulatorServer({ state, faults, trap, reset });
 
-	await new Promise<void>((resolve, reject) => {
-		server.once('error', reject);
-		server.listen(options.port ?? 0, '127.0.0.1', () => {
-			server.off('error', reject);
-			resolve();
-		});
+	const port = await listenOnLoopback(server, options.port ?? 0).catch(async (error: unknown) => {
+		await trap.close(); // e.g. the port is taken: leave nothing listening behind
+		throw error;
 	});
-	const { port } = server.address() as AddressInfo;
 	const url = `http://127.0.0.1:${port}`;
 
 	const credentials: EmulatorCredentials = {
@@ -70,6 +73,9 @@ export async function startEmulator(options: StartOptions = {}): Promise<Emulato
 		templateVariables: TEMPLATE_VARIABLES,
 		requests: state.requests,
 		deliveries: state.deliveries,
+		trapUrl: trap.url,
+		trapRequests: trap.requests,
+		clearTrap: () => trap.clear(),
 		get faults() {
 			return faults.settings;
 		},
@@ -83,6 +89,8 @@ export async function startEmulator(options: StartOptions = {}): Promise<Emulato
 		duplicates: () => state.duplicates(),
 		maxRequestsInWindow: (windowMs, filter) => state.maxRequestsInWindow(windowMs, filter),
 		reset,
-		close,
+		close: async () => {
+			await Promise.all([close(), trap.close()]);
+		},
 	};
 }

@@ -2,21 +2,25 @@
 /**
  * The HTTP server: records each request, reads its body, lets the fault layer decide, waits
  * the latency, then runs the route's handler and renders its result or error in the
- * route's own shape.
+ * route's own shape, or carries out the fault (see the table in faults.ts).
  *
  * Nothing here logs per request or blocks: the bulk tests push 10,000 requests through,
  * and latency and hangs are timers.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { matchRoute, type Route } from './apis/routes';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { apiOf, matchRoute, type Route } from './apis/routes';
 import type { ApiContext, ApiResult } from './apis/shared';
 import { createControlHandler, type ControlDeps } from './control';
-import { ApiError, COMMON_ERRORS, errorBody, successFalseBody, type ErrorStyle } from './errors';
+import { ApiError, COMMON_ERRORS, errorBody, NON_SERVICE_200, successFalseBody, type ErrorStyle } from './errors';
 import type { FaultAction } from './faults';
 import { PREFIX } from './fixtures';
-import { readBody, sendJson, splitUrl } from './http';
+import { closeNow, readBody, sendJson, sendText, splitUrl } from './http';
 import { now } from './state';
-import type { RequestRecord } from './types';
+import type { Outcome, RequestRecord } from './types';
+
+/** The credential a request carried, as the `echo-key` fault quotes it back. */
+const credentialOf = (headers: IncomingHttpHeaders): string =>
+	[headers.authorization, headers['x-api-key']].filter((value) => value !== undefined).join(' ') || '(none)';
 
 export interface EmulatorServer {
 	server: Server;
@@ -25,7 +29,7 @@ export interface EmulatorServer {
 }
 
 export function createEmulatorServer(deps: ControlDeps): EmulatorServer {
-	const { state, faults } = deps;
+	const { state, faults, trap } = deps;
 	const control = createControlHandler(deps);
 	const timers = new Set<NodeJS.Timeout>();
 
@@ -42,6 +46,13 @@ export function createEmulatorServer(deps: ControlDeps): EmulatorServer {
 		record.status = result.status;
 		record.outcome = result.outcome;
 		sendJson(res, result.status, result.body, result.headers);
+	};
+
+	/** An answer in no API's shape (redirects, pages that are not the service). */
+	const replyRaw = (res: ServerResponse, record: RequestRecord, outcome: Outcome, status: number, text: string, headers: Record<string, string>) => {
+		record.status = status;
+		record.outcome = outcome;
+		sendText(res, status, text, headers);
 	};
 
 	const rejection = (style: ErrorStyle, error: ApiError, outcome: RequestRecord['outcome'] = 'rejected') => ({
@@ -64,16 +75,34 @@ export function createEmulatorServer(deps: ControlDeps): EmulatorServer {
 	};
 
 	const applyFault = (action: FaultAction, route: Route, ctx: ApiContext, req: IncomingMessage, res: ServerResponse, record: RequestRecord) => {
+		const { socket } = req;
 		switch (action.kind) {
+			case 'none':
+				reply(res, record, run(route, ctx));
+				return;
 			case 'reset':
 				record.outcome = 'reset';
-				req.socket.destroy();
+				socket.destroy();
+				return;
+			case 'reset-after':
+				run(route, ctx); // processed for real: delivery recorded, credit charged
+				// RST, not FIN: the client reads ECONNRESET (unless it already went away).
+				record.outcome = 'reset-after';
+				if (!socket.destroyed) socket.resetAndDestroy();
+				return;
+			case 'close-after':
+				run(route, ctx);
+				// A clean FIN with no answer: the client reads "socket hang up".
+				record.outcome = 'close-after';
+				socket.end();
 				return;
 			case 'hang': {
 				record.outcome = 'hang';
-				const timer = later(action.hangMs, () => req.socket.destroy());
+				// hang-forever sets no timer: the client or the emulator's close() ends it.
+				if (action.hangMs === null) return;
+				const timer = later(action.hangMs, () => socket.destroy());
 				// The client giving up ends the hang early; don't keep the timer alive.
-				req.socket.once('close', () => {
+				socket.once('close', () => {
 					clearTimeout(timer);
 					timers.delete(timer);
 				});
@@ -86,8 +115,15 @@ export function createEmulatorServer(deps: ControlDeps): EmulatorServer {
 				reply(res, record, rejection(route.style, COMMON_ERRORS.serverError(action.status), '5xx-before'));
 				return;
 			case '5xx-after':
-				run(route, ctx); // processed for real: delivery recorded, credit charged
+				run(route, ctx);
 				reply(res, record, rejection(route.style, COMMON_ERRORS.serverError(action.status), '5xx-after'));
+				return;
+			case '5xx-ratelimit-text':
+				run(route, ctx);
+				reply(res, record, rejection(route.style, COMMON_ERRORS.rateLimitText(action.status), '5xx-ratelimit-text'));
+				return;
+			case 'echo-key':
+				reply(res, record, rejection(route.style, COMMON_ERRORS.echoKey(credentialOf(req.headers)), 'echo-key'));
 				return;
 			case 'success-false': {
 				const body = route.isSend ? successFalseBody(route.style) : undefined;
@@ -95,9 +131,15 @@ export function createEmulatorServer(deps: ControlDeps): EmulatorServer {
 				reply(res, record, body === undefined ? run(route, ctx) : { status: 200, body, outcome: 'success-false' });
 				return;
 			}
-			case 'none':
-				reply(res, record, run(route, ctx));
+			case 'redirect':
+				// Same path and query on the trap origin, unless the test named another URL.
+				replyRaw(res, record, 'redirected', action.status, '', { location: action.location ?? trap.url + req.url });
 				return;
+			case 'non-service-200': {
+				const { contentType, text } = NON_SERVICE_200[action.variant];
+				replyRaw(res, record, action.variant, 200, text, { 'content-type': contentType });
+				return;
+			}
 		}
 	};
 
@@ -113,7 +155,7 @@ export function createEmulatorServer(deps: ControlDeps): EmulatorServer {
 		const match = matchRoute(method, path);
 		const record: RequestRecord = {
 			seq: state.takeSeq(),
-			api: match.kind === 'not-found' ? 'unknown' : match.kind === 'route' ? match.route.api : match.api,
+			api: apiOf(match),
 			method,
 			path: rawPath,
 			query,
@@ -153,12 +195,10 @@ export function createEmulatorServer(deps: ControlDeps): EmulatorServer {
 
 	return {
 		server,
-		close: () =>
-			new Promise<void>((resolve) => {
-				for (const timer of timers) clearTimeout(timer);
-				timers.clear();
-				server.close(() => resolve());
-				server.closeAllConnections();
-			}),
+		close: () => {
+			for (const timer of timers) clearTimeout(timer);
+			timers.clear();
+			return closeNow(server);
+		},
 	};
 }

@@ -28,6 +28,11 @@ export type SendApi = 'send' | 'templateSend' | 'dashboard' | 'alternative';
  * - `delivered`: a send that delivered a message; `ok`: any other successful call.
  * - `rejected`: an error answer from the API itself (auth, validation, account, 404, 405).
  * - `rate-limited`, `reset`, `5xx-after`, `5xx-before`, `success-false`, `hang`: a fault.
+ * - `reset-after`, `close-after`, `5xx-ratelimit-text`: a fault after the request was
+ *   processed (a send is in `deliveries`, exactly as for `delivered`).
+ * - `redirected` (status says which 3xx), `html-200`, `empty-200`, `wrong-shape-200`,
+ *   `echo-key`: a fault answered instead of processing (nothing delivered).
+ * See faults.ts for what each fault does.
  */
 export type Outcome =
 	| 'pending'
@@ -39,7 +44,15 @@ export type Outcome =
 	| '5xx-after'
 	| '5xx-before'
 	| 'success-false'
-	| 'hang';
+	| 'hang'
+	| 'reset-after'
+	| 'close-after'
+	| 'redirected'
+	| 'html-200'
+	| 'empty-200'
+	| 'wrong-shape-200'
+	| '5xx-ratelimit-text'
+	| 'echo-key';
 
 /** One received request. Kept small: the bulk tests record 10,000 of them. */
 export interface RequestRecord {
@@ -58,6 +71,19 @@ export interface RequestRecord {
 	outcome: Outcome;
 	/** HTTP status sent; 0 while pending or when the fault never answered (reset, hang). */
 	status: number;
+}
+
+/** One request that reached the redirect trap (the second origin redirects point at). */
+export interface TrapRecord {
+	method: string;
+	/** Path without the query string, as received. */
+	path: string;
+	query: Record<string, string>;
+	/** Node's header object: names are lower-case. */
+	headers: IncomingHttpHeaders;
+	/** The body exactly as received ('' when none). */
+	body: string;
+	at: number;
 }
 
 export interface Delivery {
@@ -100,7 +126,28 @@ export interface AccountPatch {
 	notOnPlatform?: Iterable<string>;
 }
 
-export type ScriptStep = 'ok' | '429' | 'reset' | '5xx-after' | '5xx-before' | 'success-false' | 'hang';
+/** What each step does: see the table at the top of faults.ts. */
+export type ScriptStep =
+	| 'ok'
+	| '429'
+	| 'reset'
+	| '5xx-after'
+	| '5xx-before'
+	| 'success-false'
+	| 'hang'
+	| 'hang-forever'
+	| 'reset-after'
+	| 'close-after'
+	| 'redirect-301'
+	| 'redirect-302'
+	| 'redirect-303'
+	| 'redirect-307'
+	| 'redirect-308'
+	| 'html-200'
+	| 'empty-200'
+	| 'wrong-shape-200'
+	| '5xx-ratelimit-text'
+	| 'echo-key';
 
 export interface RateLimitFault {
 	/** Send requests allowed per window. */
@@ -125,10 +172,34 @@ export interface Faults {
 	p5xxAfterProcessing: number;
 	/** Probability (send APIs only) of a 200 whose body reports failure; nothing delivered. */
 	pSuccessFalse: number;
+	/** Probability of processing, then resetting the connection (RST): client sees ECONNRESET. */
+	pResetAfterProcessing: number;
+	/** Probability of processing, then closing the connection cleanly without an answer ("socket hang up"). */
+	pCloseAfterProcessing: number;
+	/** Probability of a 301/302/303/307/308 (picked by the RNG) to the trap; not processed. */
+	pRedirect: number;
+	/** Probability of a 200 text/html login page instead of the service; not processed. */
+	pHtml200: number;
+	/** Probability of a 200 with an empty body (application/json); not processed. */
+	pEmpty200: number;
+	/** Probability of a 200 JSON of another shape (`{status: 'ok', data: null}`); not processed. */
+	pWrongShape200: number;
+	/** Probability of processing, then a 503 whose text names a rate limit (API's error shape). */
+	p5xxRateLimitText: number;
+	/** Probability of a 401 (API's error shape) whose message echoes the credential received; not processed. */
+	pEchoKey: number;
 	/** One step consumed per API request, before the rate limit and the random faults. */
 	script: ScriptStep[];
 	/** How long a `hang` keeps the socket open before destroying it (capped at 60 s). */
 	hangMs: number;
+	/**
+	 * Retry-After value of every 429 (script, p429, rateLimit), sent verbatim (printable
+	 * ASCII, e.g. '-5', 'soon', '259200'); `<date:+N>` / `<date:-N>` become the HTTP-date
+	 * N seconds from now. null = the normal value ('1', or the rate limit's).
+	 */
+	retryAfter: string | null;
+	/** Absolute http(s) URL every redirect fault's Location names; null = the trap + the request's path and query. */
+	redirectTo: string | null;
 }
 
 /** What setFaults and `POST /__emulator/faults` take; `seed` re-seeds the fault RNG. */
@@ -207,6 +278,12 @@ export interface Emulator {
 	readonly requests: readonly RequestRecord[];
 	/** Live list of delivered messages. */
 	readonly deliveries: readonly Delivery[];
+	/** Origin of the redirect trap (`http://127.0.0.1:PORT`), a second loopback server. */
+	readonly trapUrl: string;
+	/** Live list of requests that reached the trap (a client that followed a redirect). */
+	readonly trapRequests: readonly TrapRecord[];
+	/** Forget the trap's records (reset() does too). */
+	clearTrap(): void;
 	/** A copy of the current fault settings. */
 	readonly faults: Faults;
 	/** A copy of the sandbox store, in insertion order. */
@@ -222,7 +299,7 @@ export interface Emulator {
 	duplicates(): DuplicateDelivery[];
 	/** Largest number of requests (matching filter) whose `at` falls in any window of windowMs. */
 	maxRequestsInWindow(windowMs: number, filter?: (r: RequestRecord) => boolean): number;
-	/** Requests, deliveries, faults, account, plants and attachments back to defaults. */
+	/** Requests, deliveries, trap records, faults, account, plants and attachments back to defaults. */
 	reset(): void;
 	close(): Promise<void>;
 }

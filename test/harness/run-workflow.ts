@@ -55,6 +55,8 @@ export interface RunWorkflowOptions {
 	 * like an n8n 2.x server). 'legacy' is several times faster for bulk runs.
 	 */
 	expressionEngine?: ExpressionEngine;
+	/** Cancels the execution when aborted, as n8n's "Stop" button (or its cancel API) does. */
+	signal?: AbortSignal;
 }
 
 export interface NodeRun {
@@ -233,11 +235,13 @@ async function execute(opts: RunWorkflowOptions): Promise<RunResult> {
 	let data: IRun;
 	let thrown: Error | undefined;
 	try {
-		data = await workflowExecute.run({
+		const running = workflowExecute.run({
 			workflow,
 			startNode: pickStartNode(workflow, nodes, opts.startNode),
 			pinData: opts.workflow.pinData as IPinData | undefined,
 		});
+		opts.signal?.addEventListener('abort', () => running.cancel(), { once: true });
+		data = await running;
 	} catch (error) {
 		// Raised before the run starts, e.g. WorkflowHasIssuesError (missing required parameters).
 		thrown = error as Error;
@@ -291,7 +295,15 @@ export interface RunNodeSpec
 	onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
 	/** Default: the latest version. */
 	typeVersion?: number;
+	/**
+	 * The id the node's credentials carry. Limits shared across executions are kept per
+	 * credential id, so by default every runNode call gets ids of its own (runs do not wait
+	 * for each other's pauses and windows); give the same id to runs that share an account.
+	 */
+	credentialId?: string;
 }
+
+let runNodeCount = 0;
 
 export interface RunNodeOptions {
 	node: RunNodeSpec;
@@ -302,13 +314,14 @@ export interface RunNodeOptions {
 	mode?: WorkflowExecuteMode;
 	variables?: Record<string, string>;
 	expressionEngine?: ExpressionEngine;
+	signal?: AbortSignal;
 }
 
 export const INPUT_NODE_NAME = 'Input';
 
 export async function runNode(opts: RunNodeOptions): Promise<NodeRun & { run: RunResult }> {
 	const pkg = opts.package ?? loadPackage();
-	const { type, parameters, name, credentials, typeVersion, ...nodeSettings } = opts.node;
+	const { type, parameters, name, credentials, typeVersion, credentialId, ...nodeSettings } = opts.node;
 	const fullType = pkg.resolveNodeTypeName(type);
 	if (!fullType) {
 		throw new Error(
@@ -325,8 +338,9 @@ export async function runNode(opts: RunNodeOptions): Promise<NodeRun & { run: Ru
 	const declared = new Set((description.credentials ?? []).map((c) => c.name));
 	const wired = credentials ?? Object.keys(opts.credentials).filter((t) => declared.has(t));
 	const nodeCredentials: INodeCredentials = {};
+	const id = credentialId ?? `run-${++runNodeCount}`;
 	for (const credentialType of wired) {
-		nodeCredentials[credentialType] = { id: `${credentialType}-id`, name: credentialType };
+		nodeCredentials[credentialType] = { id: `${credentialType}-${id}`, name: credentialType };
 	}
 
 	const node: INode = {
@@ -363,6 +377,7 @@ export async function runNode(opts: RunNodeOptions): Promise<NodeRun & { run: Ru
 		mode: opts.mode,
 		variables: opts.variables,
 		expressionEngine: opts.expressionEngine,
+		signal: opts.signal,
 	});
 	const nodeRun = run.nodes[nodeName] ?? { items: [], outputs: [], runs: [], error: run.error };
 	return { ...nodeRun, run };

@@ -68,3 +68,45 @@ describe('credential tests never send a message', () => {
 		expect(result.message).toMatch(/requires https/);
 	});
 });
+
+describe('credential tests hold against answers we did not design for', () => {
+	const cases = [
+		['messagingBearerApi', 'messaging'],
+		['messagingAuthorizationKeyApi', 'messaging'],
+		['messagingXApiKeyApi', 'messaging'],
+	] as const;
+
+	it.each(cases)('%s: a 307 redirect is not followed; nothing reaches the second origin', async (credentialType, nodeType) => {
+		emulator().setFaults({ script: ['redirect-307'] });
+		const result = await callCredentialTest({ nodeType, credentialType, data: emulator().credentials[credentialType] });
+		expect(result.status).toBe('Error');
+		expect(result.message).toMatch(/HTTP 307, a redirect; redirects are not followed/);
+		expect(emulator().trapRequests).toEqual([]);
+	});
+
+	it.each(cases)('%s: a service that echoes the key does not get it into the message', async (credentialType, nodeType) => {
+		emulator().setFaults({ script: ['echo-key'] });
+		const data = emulator().credentials[credentialType];
+		const result = await callCredentialTest({ nodeType, credentialType, data });
+		expect(result.status).toBe('Error');
+		expect(result.message).toMatch(/refused \(HTTP 401\)/);
+		expect(result.message).not.toContain(String(data.accessToken ?? data.apiKey));
+	});
+
+	it.each(cases)('%s: an HTML page answering 200 is not "accepted"', async (credentialType, nodeType) => {
+		emulator().setFaults({ script: ['html-200'] });
+		const result = await callCredentialTest({ nodeType, credentialType, data: emulator().credentials[credentialType] });
+		expect(result).toEqual({ status: 'Error', message: expect.stringMatching(/^Unexpected answer from .* not JSON/) });
+		expect(result.message).not.toMatch(/<html|<!doctype/i);
+	});
+
+	it('Bearer with a plain http sandbox on a remote host: not tested, and the token never leaves', async () => {
+		const result = await callCredentialTest({
+			nodeType: 'sandboxPlants',
+			credentialType: 'messagingBearerApi',
+			data: { accessToken: 'a-real-looking-token', sandboxBaseUrl: 'http://sandbox.example.com' },
+		});
+		expect(result.status).toBe('Error');
+		expect(result.message).toMatch(/^Not tested: the Sandbox Base URL is plain http on sandbox\.example\.com/);
+	});
+});

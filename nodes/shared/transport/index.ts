@@ -1,4 +1,4 @@
-import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type {
 	ICredentialDataDecryptedObject,
 	IDataObject,
@@ -9,16 +9,18 @@ import type {
 	IN8nHttpFullResponse,
 } from 'n8n-workflow';
 
-import { classifyFailure, FAILURE_KINDS, readFailure, serviceError } from '../errors';
+import { FAILURE_KINDS, classifyFailure, readFailure, serviceError } from '../errors';
 import { normalizeBaseUrl } from './baseUrl';
 import type { BaseUrlPolicy } from './baseUrl';
-import { DEFAULT_POLICY } from './options';
+import { interruptibleSleep, Limiter, sharedLimiter } from './limiter';
+import type { Permit } from './limiter';
+import { EDITOR_POLICY, readRequestPolicy } from './options';
 import type { RequestPolicy } from './options';
-import { backoffMs, CONNECTION_FAILURES, isRetryable, outcomeOfThrown, parseRetryAfter } from './retryPolicy';
+import { decideRetry, NOT_REACHED, outcomeOfThrown, parseRetryAfter } from './retryPolicy';
 import type { AttemptOutcome } from './retryPolicy';
-import { RequestScheduler } from './scheduler';
+import { scrubSecrets, secretsOf } from './secrets';
 
-export { requestOptionsDescription, readRequestPolicy } from './options';
+export { requestOptionsDescription } from './options';
 export type { RequestPolicy } from './options';
 
 /** The service's API groups: which credential signs them and which credential field holds their base URL. */
@@ -41,42 +43,100 @@ export interface ServiceRequest {
 	path: string;
 	body?: IDataObject;
 	qs?: IDataObject;
+	/** The endpoint's success answer as the spec gives it; any other 2xx answer is a failure. */
+	isSuccess: (body: unknown) => boolean;
 }
 
 type RequestContext = IExecuteFunctions | ILoadOptionsFunctions;
 
-/** What the transport keeps for one node run: its scheduler, policy and the credentials it read. */
-export interface RunState {
-	scheduler: RequestScheduler;
+/** Given to requests that had not started when another item's failure stopped the run. */
+export class RunStoppedError extends Error {
+	constructor() {
+		super('Not sent: the run stopped at an earlier failure');
+	}
+}
+
+/** Given to every wait of a run whose execution was cancelled (n8n reads "canceled" as a cancelled run). */
+export class ExecutionCanceledError extends Error {
+	name = 'ExecutionCancelledError';
+
+	constructor() {
+		super('The execution was canceled');
+	}
+}
+
+/** What the transport keeps for one node run (one execution of the node, or one editor call). */
+export interface Run {
 	policy: RequestPolicy;
+	/**
+	 * Aborted when the run stops (a failure without Continue On Fail: nothing more starts,
+	 * requests under way finish) or the execution is cancelled: every wait of the run ends at once.
+	 */
+	signal: AbortSignal;
+	/** A value computed once per run and shared by its items (e.g. the account's templates). */
+	once<T>(key: string, compute: () => Promise<T>): Promise<T>;
+}
+
+interface RunState extends Run {
+	context: RequestContext;
+	/**
+	 * An item failed for good. Without Continue On Fail the run stops, before the failed
+	 * request's slot is given back, so that the next waiting request cannot slip out.
+	 */
+	failed(error: NodeApiError, permit: Permit): NodeApiError;
+	cancelSignal?: AbortSignal;
 	credentials: Map<string, Promise<ICredentialDataDecryptedObject>>;
-	/** The first error that makes every later request of this run pointless (credits, auth, ...). */
+	limiters: Map<ServiceApi, Limiter>;
+	/** The first failure that no later request of this run can get past (credits, auth, ...). */
 	haltedBy?: NodeApiError;
 }
 
 const runs = new WeakMap<object, RunState>();
 
 /** Starts a node run's transport state; the router calls this once per execution. */
-export function beginRun(context: IExecuteFunctions, policy: RequestPolicy): RunState {
-	const state: RunState = { scheduler: new RequestScheduler(policy), policy, credentials: new Map() };
+export function startRun(context: IExecuteFunctions): Run {
+	const state = newRun(context, readRequestPolicy(context), !context.continueOnFail(), context.getExecutionCancelSignal?.());
 	runs.set(context, state);
 	return state;
 }
 
-function runStateOf(context: RequestContext): RunState {
+function newRun(context: RequestContext, policy: RequestPolicy, stopOnFailure: boolean, cancelSignal?: AbortSignal): RunState {
+	const stopper = new AbortController();
+	const memo = new Map<string, Promise<unknown>>();
+	cancelSignal?.addEventListener('abort', () => stopper.abort(new ExecutionCanceledError()), { once: true });
+	return {
+		context,
+		policy,
+		cancelSignal,
+		signal: stopper.signal,
+		failed: (error, permit) => {
+			if (stopOnFailure) stopper.abort(new RunStoppedError());
+			permit.done();
+			return error;
+		},
+		once: <T>(key: string, compute: () => Promise<T>) => {
+			if (!memo.has(key)) memo.set(key, compute());
+			return memo.get(key) as Promise<T>;
+		},
+		credentials: new Map(),
+		limiters: new Map(),
+	};
+}
+
+function runOf(context: RequestContext): RunState {
 	let state = runs.get(context);
 	if (!state) {
-		// Editor calls (list search, resource mapping) have no run of their own.
-		state = { scheduler: new RequestScheduler(DEFAULT_POLICY), policy: DEFAULT_POLICY, credentials: new Map() };
+		// Editor calls (template picker, variable fields) have no run of their own.
+		state = newRun(context, EDITOR_POLICY, false);
 		runs.set(context, state);
 	}
 	return state;
 }
 
-async function credentialsFor(context: RequestContext, state: RunState, type: string, itemIndex: number) {
+async function credentialsFor(state: RunState, type: string, itemIndex: number): Promise<ICredentialDataDecryptedObject> {
 	let credentials = state.credentials.get(type);
 	if (!credentials) {
-		credentials = (context as IExecuteFunctions).getCredentials(type, itemIndex);
+		credentials = (state.context as IExecuteFunctions).getCredentials(type, itemIndex);
 		state.credentials.set(type, credentials);
 		credentials.catch(() => state.credentials.delete(type));
 	}
@@ -86,44 +146,58 @@ async function credentialsFor(context: RequestContext, state: RunState, type: st
 /** The base URL a request needs, or a clear error naming the credential field. */
 export async function baseUrlOf(context: RequestContext, api: ServiceApi, itemIndex = 0): Promise<string> {
 	const { credentialType, baseUrlField, baseUrlLabel, urlPolicy } = SERVICE_APIS[api];
-	const credentials = await credentialsFor(context, runStateOf(context), credentialType, itemIndex);
+	const credentials = await credentialsFor(runOf(context), credentialType, itemIndex);
 	const check = normalizeBaseUrl(credentials[baseUrlField], urlPolicy);
 	if (!check.ok) {
-		throw new NodeOperationError(
-			context.getNode(),
-			`The credential's ${baseUrlLabel} (${baseUrlField}) ${check.problem} [item ${itemIndex}]`,
-			{
-				itemIndex,
-				description: `Open the credential and set ${baseUrlLabel} to the base URL shown in the API section of your account dashboard.`,
-			},
-		);
+		throw new NodeOperationError(context.getNode(), `The credential's ${baseUrlLabel} (${baseUrlField}) ${check.problem} [item ${itemIndex}]`, {
+			itemIndex,
+			description: `Open the credential and set ${baseUrlLabel} to the base URL shown in the API section of your account dashboard.`,
+		});
 	}
 	return check.baseUrl;
+}
+
+/** This run's limiter for an API group, or the one every execution shares for the credential and group. */
+function limiterFor(state: RunState, api: ServiceApi): Limiter {
+	const { credentialType } = SERVICE_APIS[api];
+	if (state.policy.shareLimitsAcrossExecutions) {
+		const credential = state.context.getNode().credentials?.[credentialType];
+		return sharedLimiter(`${credentialType}:${credential?.id ?? credential?.name ?? ''}:${api}`);
+	}
+	let limiter = state.limiters.get(api);
+	if (!limiter) state.limiters.set(api, (limiter = new Limiter()));
+	return limiter;
 }
 
 const isIdempotent = (method: IHttpRequestMethods) => method === 'GET' || method === 'HEAD' || method === 'DELETE';
 
 /**
- * Sends one request of one item to the service and returns the body of a successful answer.
- * It is the only place that talks HTTP: base URL and auth from the credential (through
- * n8n's httpRequestWithAuthentication), pacing and concurrency from the run's scheduler, and
- * the retry rule of retryPolicy.ts. Any failure becomes a NodeApiError carrying the service's
- * reason; no token or key is ever copied into it.
+ * Sends one request of one item and returns the body of the endpoint's success answer. The
+ * only place that talks HTTP: base URL and auth from the credential (n8n's
+ * httpRequestWithAuthentication), the limiter's pacing, and the retry rule of retryPolicy.ts.
+ * Redirects are never followed. Any failure is a NodeApiError built from the answer with the
+ * credential's secrets scrubbed out; nothing of the request is copied into it.
  */
-export async function serviceRequest<T = unknown>(
-	this: RequestContext,
-	itemIndex: number,
-	request: ServiceRequest,
-): Promise<T> {
-	const state = runStateOf(this);
-	const { policy, scheduler } = state;
+export async function serviceRequest<T = unknown>(this: RequestContext, itemIndex: number, request: ServiceRequest): Promise<T> {
+	const state = runOf(this);
+	const { policy } = state;
 	const api = SERVICE_APIS[request.api];
-	const baseUrl = await baseUrlOf(this, request.api, itemIndex);
-	const credentials = await credentialsFor(this, state, api.credentialType, itemIndex);
-	const idempotent = isIdempotent(request.method);
+	const url = `${await baseUrlOf(this, request.api, itemIndex)}${request.path}`;
+	const credentials = await credentialsFor(state, api.credentialType, itemIndex);
+	const attempt: Attempt = {
+		context: this,
+		request,
+		itemIndex,
+		url,
+		host: hostOf(url),
+		idempotent: isIdempotent(request.method),
+		policy,
+		secrets: secretsOf(credentials),
+		mayHaveActed: false,
+	};
 	const options: IHttpRequestOptions = {
 		method: request.method,
-		url: `${baseUrl}${request.path}`,
+		url,
 		headers: request.body ? { Accept: 'application/json', 'Content-Type': 'application/json' } : { Accept: 'application/json' },
 		body: request.body,
 		qs: request.qs,
@@ -132,72 +206,77 @@ export async function serviceRequest<T = unknown>(
 		returnFullResponse: true,
 		// Status codes are judged here: n8n's own handling would re-send a request after a 401.
 		ignoreHttpStatusErrors: true,
+		// A redirect would carry the key and the message to whatever host it names.
+		disableFollowRedirect: true,
+		sendCredentialsOnCrossOriginRedirect: false,
+		abortSignal: state.cancelSignal,
 	};
-	const credentialsDecrypted = { id: '', name: '', type: api.credentialType, data: credentials };
-	const attempt: AttemptContext = { context: this, request, itemIndex, url: options.url, idempotent, policy, mayHaveActed: false };
-
-	// A retry keeps the item's slot, and so its place in line: with Max Concurrent Requests 1 a
-	// retried message still goes out before the messages after it (input order).
-	let kept: (() => void) | undefined;
+	const limiter = limiterFor(state, request.api);
+	let hasSlot = false;
 	for (let attemptNumber = 1; ; attemptNumber++) {
-		if (state.haltedBy) {
-			kept?.();
-			throw haltedError(this, state.haltedBy, itemIndex);
+		const permit = await limiter.acquire(policy, state.signal, { hasSlot });
+		const verdict = state.haltedBy
+			? ({ type: 'failed', error: haltedError(attempt, state.haltedBy), haltsRun: false } as const)
+			: await attemptOnce(attempt, options, credentials, state.cancelSignal);
+		if (verdict.type === 'done') {
+			permit.done();
+			return verdict.body as T;
 		}
-		const retry = kept !== undefined;
-		const release = kept ?? (await scheduler.acquire(itemIndex, { gated: request.method !== 'GET' }));
-		kept = undefined;
-		let verdict: Verdict;
-		// The slot is held until the answer is judged, so that a failure which stops the run
-		// stops it before the next waiting request can start.
-		try {
-			// A retry waits for its start time (pacing, a pause the service asked for) in its slot.
-			if (retry) await scheduler.waitForTurn(itemIndex);
-			if (state.haltedBy) throw haltedError(this, state.haltedBy, itemIndex);
-			let response: IN8nHttpFullResponse | undefined;
-			let thrown: unknown;
-			try {
-				response = (await this.helpers.httpRequestWithAuthentication.call(this, api.credentialType, options, {
-					credentialsDecrypted,
-				})) as IN8nHttpFullResponse;
-			} catch (error) {
-				thrown = error;
-			}
-			scheduler.answered(itemIndex);
-			verdict = judge(attempt, response, thrown);
-
-			if (verdict.type === 'done') return verdict.body as T;
-			if (verdict.type === 'failed') {
-				if (verdict.haltsRun) state.haltedBy ??= verdict.error;
-				throw scheduler.failed(verdict.error);
-			}
-			const { outcome } = verdict;
-			if (outcome.type === 'serverError' || outcome.type === 'timedOut') attempt.mayHaveActed = true;
-			if (attemptNumber > policy.maxRetries || !isRetryable(outcome, idempotent, policy.retrySendsOnServerError)) {
-				throw scheduler.failed(verdict.error());
-			}
-			if (outcome.type === 'rateLimited') {
-				if ((outcome.retryAfterMs ?? 0) > policy.maxWaitMs) throw scheduler.failed(waitTooLongError(attempt, outcome.retryAfterMs!));
-				// Every request of the run waits: the limit is the account's, not this item's.
-				scheduler.pauseUntil(Date.now() + (outcome.retryAfterMs ?? Math.min(backoffMs(attemptNumber), policy.maxWaitMs)));
-			}
-			kept = release;
-		} finally {
-			if (kept !== release) release();
+		if (verdict.type === 'failed') {
+			if (verdict.haltsRun) state.haltedBy ??= verdict.error;
+			throw state.failed(verdict.error, permit);
 		}
-		if (verdict.outcome.type !== 'rateLimited') await sleep(backoffMs(attemptNumber));
+		const decision = decideRetry(verdict.outcome, attemptNumber, attempt.idempotent, policy);
+		if (!decision.retry) {
+			throw state.failed(decision.waitTooLongMs !== undefined ? waitTooLongError(attempt, decision.waitTooLongMs) : verdict.error(), permit);
+		}
+		if (verdict.outcome.type === 'mayHaveReached') attempt.mayHaveActed = true;
+		// A retry keeps its slot, and so its place: with Max Concurrent Requests 1 the input order holds.
+		permit.done({ keepSlot: true });
+		hasSlot = true;
+		if (decision.pauseAll) {
+			// Every request waits with this one: the limit is the account's, not this item's.
+			limiter.pauseUntil(Date.now() + decision.waitMs);
+		} else if (!(await interruptibleSleep(decision.waitMs, state.signal).then(() => true, () => false))) {
+			permit.done();
+			throw state.signal.reason;
+		}
 	}
 }
 
-/** What one attempt of one item's request needs to be judged. */
-interface AttemptContext {
+/** One try: the answer judged, or the error in its place. Never throws. */
+async function attemptOnce(
+	attempt: Attempt,
+	options: IHttpRequestOptions,
+	credentials: ICredentialDataDecryptedObject,
+	cancelSignal: AbortSignal | undefined,
+): Promise<Verdict> {
+	const { context, request } = attempt;
+	const credentialType = SERVICE_APIS[request.api].credentialType;
+	let response: IN8nHttpFullResponse | undefined;
+	let thrown: unknown;
+	try {
+		response = (await context.helpers.httpRequestWithAuthentication.call(context, credentialType, options, {
+			credentialsDecrypted: { id: '', name: '', type: credentialType, data: credentials },
+		})) as IN8nHttpFullResponse;
+	} catch (error) {
+		thrown = error;
+	}
+	if (cancelSignal?.aborted) return { type: 'failed', error: cancelledError(attempt), haltsRun: false };
+	return judge(attempt, response, thrown);
+}
+
+/** What one attempt needs to be judged. */
+interface Attempt {
 	context: RequestContext;
 	request: ServiceRequest;
 	itemIndex: number;
 	url: string;
+	host: string;
 	idempotent: boolean;
 	policy: RequestPolicy;
-	/** An earlier attempt got a 5xx or timed out, so the service may have carried it out. */
+	secrets: string[];
+	/** An earlier attempt may have been carried out (a 5xx, a dropped connection, a timeout). */
 	mayHaveActed: boolean;
 }
 
@@ -208,39 +287,81 @@ type Verdict =
 	| { type: 'retryable'; outcome: AttemptOutcome; error: () => NodeApiError };
 
 /** Reads one answer (or the error in its place): success, a failure for good, or worth another try. */
-function judge(attempt: AttemptContext, response: IN8nHttpFullResponse | undefined, thrown: unknown): Verdict {
-	const { context, request, itemIndex, idempotent, policy } = attempt;
+function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thrown: unknown): Verdict {
+	const { context, request, itemIndex } = attempt;
 	const node = context.getNode();
 	if (!response) {
 		const outcome = outcomeOfThrown(thrown);
-		if (!outcome) return { type: 'failed', error: unexpectedError(context, thrown, itemIndex), haltsRun: false };
-		return { type: 'retryable', outcome, error: () => connectionError(context, outcome, attempt.url, itemIndex, idempotent, policy) };
+		if (!outcome) return { type: 'failed', error: unexpectedError(attempt, thrown), haltsRun: false };
+		return { type: 'retryable', outcome, error: () => connectionError(attempt, outcome) };
 	}
 	const status = response.statusCode;
-	const body: unknown = response.body;
+	const body = scrubSecrets(response.body, attempt.secrets);
+	if (status >= 300 && status < 400) return { type: 'failed', error: redirectError(attempt, status, response.headers?.location), haltsRun: false };
+
+	const isServiceBody = typeof body === 'object' && body !== null;
 	const failure = readFailure(body, status >= 400);
-	if (!failure && status < 400) return { type: 'done', body };
-	// A retried DELETE that finds nothing to delete: the earlier attempt did the job.
-	if (status === 404 && request.method === 'DELETE' && attempt.mayHaveActed) return { type: 'done', body: undefined };
+	if (status < 300 && !failure) {
+		if (request.isSuccess(body)) return { type: 'done', body };
+		return { type: 'failed', error: unexpectedAnswerError(attempt, status, body, response.headers?.['content-type']), haltsRun: false };
+	}
+	if (status >= 400 && !isServiceBody) {
+		// An HTML error page or plain text: a proxy or another server answered, not the service.
+		if (status === 429) return rateLimited(attempt, status, { reason: `Rate limited by ${attempt.host} (HTTP 429)` }, body, response);
+		if (status >= 500) return serverError(attempt, status, { reason: `${attempt.host} answered HTTP ${status}` }, body);
+		return { type: 'failed', error: unexpectedAnswerError(attempt, status, body, response.headers?.['content-type']), haltsRun: false };
+	}
 	const reason = failure ?? { reason: `The service answered HTTP ${status}` };
+	// A 5xx is judged by its status, whatever its text says: the service may have acted on it.
+	if (status >= 500) return serverError(attempt, status, reason, body);
 	const kind = classifyFailure(reason.reason, status);
-	if (status === 429 || kind === 'rateLimit') {
-		const retryAfterMs = parseRetryAfter(response.headers?.['retry-after']);
-		const outcome: AttemptOutcome = { type: 'rateLimited', retryAfterMs };
-		return { type: 'retryable', outcome, error: () => serviceError(node, { status, failure: reason, itemIndex, body, kind: 'rateLimit', retryAfterMs }) };
-	}
-	if (status >= 500) {
-		const outcome: AttemptOutcome = { type: 'serverError' };
-		return {
-			type: 'retryable',
-			outcome,
-			error: () => serviceError(node, { status, failure: reason, itemIndex, body, kind, ...mayHaveBeenSent(outcome, idempotent, policy) }),
-		};
-	}
+	if (status === 429 || kind === 'rateLimit') return rateLimited(attempt, status, reason, body, response);
+	// A retried DELETE that finds nothing to delete: an earlier attempt did the job.
+	if (status === 404 && request.method === 'DELETE' && attempt.mayHaveActed) return { type: 'done', body: undefined };
 	return { type: 'failed', error: serviceError(node, { status, failure: reason, itemIndex, body, kind }), haltsRun: FAILURE_KINDS[kind].stopsRun };
 }
 
-function waitTooLongError(attempt: AttemptContext, retryAfterMs: number): NodeApiError {
+function rateLimited(attempt: Attempt, status: number, reason: { reason: string }, body: unknown, response: IN8nHttpFullResponse): Verdict {
+	const retryAfterMs = parseRetryAfter(response.headers?.['retry-after']);
+	return {
+		type: 'retryable',
+		outcome: { type: 'rateLimited', retryAfterMs },
+		error: () => serviceError(attempt.context.getNode(), { status, failure: reason, itemIndex: attempt.itemIndex, body, kind: 'rateLimit', retryAfterMs }),
+	};
+}
+
+function serverError(attempt: Attempt, status: number, reason: { reason: string; code?: string }, body: unknown): Verdict {
+	return {
+		type: 'retryable',
+		outcome: { type: 'mayHaveReached', why: 'serverError' },
+		error: () =>
+			serviceError(attempt.context.getNode(), {
+				status,
+				failure: reason,
+				itemIndex: attempt.itemIndex,
+				body,
+				kind: 'other',
+				...mayHaveBeenDelivered(attempt),
+			}),
+	};
+}
+
+/** "0.5 s", "2 s": options may be fractional, and rounding would misstate them. */
+const seconds = (ms: number) => `${Number((ms / 1000).toFixed(3))} s`;
+
+const MAY_HAVE_BEEN_DELIVERED =
+	'The message may have been delivered: the service may have acted on it before the answer was lost, so it was not sent again (that could duplicate it). Check before resending.';
+
+/** For a send whose fate is unknown: says so, and how to trade that for retries. */
+function mayHaveBeenDelivered(attempt: Attempt): { messageSuffix?: string; note?: string } {
+	if (attempt.idempotent || attempt.policy.retrySendsOnServerError) return {};
+	return {
+		messageSuffix: `. ${MAY_HAVE_BEEN_DELIVERED}`,
+		note: 'Turn on "Retry Sends After Server Errors" only if a duplicate is acceptable.',
+	};
+}
+
+function waitTooLongError(attempt: Attempt, retryAfterMs: number): NodeApiError {
 	return serviceError(attempt.context.getNode(), {
 		status: 429,
 		failure: {
@@ -252,59 +373,76 @@ function waitTooLongError(attempt: AttemptContext, retryAfterMs: number): NodeAp
 	});
 }
 
-/** "0.5 s", "2 s": options may be fractional, and rounding would misstate them. */
-const seconds = (ms: number) => `${Number((ms / 1000).toFixed(3))} s`;
-
-const MAY_HAVE_BEEN_SENT =
-	'The message may have been delivered: the service may have acted on it before failing, so it was not sent again (that could duplicate it). Check before resending.';
-
-function mayHaveBeenSent(outcome: AttemptOutcome, idempotent: boolean, policy: RequestPolicy) {
-	if (idempotent || policy.retrySendsOnServerError || (outcome.type !== 'serverError' && outcome.type !== 'timedOut')) {
-		return {};
-	}
-	return { messageSuffix: `. ${MAY_HAVE_BEEN_SENT}`, note: 'Turn on "Retry Sends After Server Errors" only if a duplicate is acceptable.' };
-}
-
-function connectionError(
-	context: RequestContext,
-	outcome: AttemptOutcome,
-	url: string,
-	itemIndex: number,
-	idempotent: boolean,
-	policy: RequestPolicy,
-): NodeApiError {
-	const host = safeHost(url);
-	const code = outcome.type === 'connectionFailed' ? outcome.code : undefined;
+function connectionError(attempt: Attempt, outcome: AttemptOutcome): NodeApiError {
 	const what =
-		outcome.type === 'timedOut'
-			? `No answer from ${host} within ${seconds(policy.timeoutMs)}`
-			: `Could not reach ${host}: ${(code && CONNECTION_FAILURES[code]) ?? 'the connection failed'}`;
-	const suffix = mayHaveBeenSent(outcome, idempotent, policy).messageSuffix ?? '';
-	return new NodeApiError(context.getNode(), { message: what }, {
+		outcome.type === 'notReached'
+			? `Could not reach ${attempt.host}: ${NOT_REACHED[outcome.code] ?? 'the connection failed'}`
+			: outcome.type === 'mayHaveReached' && outcome.why === 'timedOut'
+				? `No answer from ${attempt.host} within ${seconds(attempt.policy.timeoutMs)}`
+				: `The connection to ${attempt.host} was dropped before an answer came`;
+	const suffix = outcome.type === 'mayHaveReached' ? (mayHaveBeenDelivered(attempt).messageSuffix ?? '') : '';
+	const code = outcome.type === 'rateLimited' ? undefined : outcome.code;
+	return new NodeApiError(attempt.context.getNode(), { message: what }, {
 		message: `${what}${suffix}`,
 		description: `Check the base URL in the credential and that the service is reachable from n8n.${code ? ` (${code})` : ''}`,
-		itemIndex,
+		itemIndex: attempt.itemIndex,
 		failure: { cause: 'temporarily-unavailable' },
 	});
 }
 
-function haltedError(context: RequestContext, cause: NodeApiError, itemIndex: number): NodeApiError {
-	return new NodeApiError(context.getNode(), { message: cause.message }, {
+function redirectError(attempt: Attempt, status: number, location: unknown): NodeApiError {
+	let target = 'no address';
+	try {
+		if (typeof location === 'string') target = new URL(location, attempt.url).host;
+	} catch {
+		target = 'an unreadable address';
+	}
+	// 303 "See Other" is how a server says it processed a POST; the others ask to send it elsewhere.
+	const suffix = status === 303 ? (mayHaveBeenDelivered(attempt).messageSuffix ?? '') : '';
+	const message = `${attempt.host} answered HTTP ${status}, a redirect to ${target}; redirects are not followed, so nothing was sent there${suffix}`;
+	return new NodeApiError(attempt.context.getNode(), { message }, {
+		message,
+		description: `Check the credential's base URL: it should be the API address from your account dashboard itself (https, the right host and /api: group). The key is never sent to another host.`,
+		httpCode: String(status),
+		itemIndex: attempt.itemIndex,
+	});
+}
+
+function unexpectedAnswerError(attempt: Attempt, status: number, body: unknown, contentType: unknown): NodeApiError {
+	const what = typeof body === 'string' ? (body.trim() === '' ? 'an empty body' : `${String(contentType ?? 'text').split(';')[0]} instead of JSON`) : 'JSON of another shape';
+	const suffix = status < 300 ? (mayHaveBeenDelivered(attempt).messageSuffix ?? '') : '';
+	const message = `Unexpected answer from ${attempt.host} (HTTP ${status}, ${what})${suffix}`;
+	return new NodeApiError(attempt.context.getNode(), { message }, {
+		message,
+		description:
+			"This is not the service's answer for this operation. Check the credential's base URL: a wrong address often reaches a login page, a proxy or another API.",
+		httpCode: String(status),
+		itemIndex: attempt.itemIndex,
+	});
+}
+
+function haltedError(attempt: Attempt, cause: NodeApiError): NodeApiError {
+	return new NodeApiError(attempt.context.getNode(), { message: cause.message }, {
 		message: cause.message,
 		description: `Not sent: an earlier item of this run failed for this reason, which no later item can get past. ${cause.description ?? ''}`.trim(),
 		httpCode: cause.httpCode ?? undefined,
-		itemIndex,
+		itemIndex: attempt.itemIndex,
 		failure: cause.failure,
 	});
 }
 
-/** Anything else (e.g. the execution was cancelled): its message only, never its request. */
-function unexpectedError(context: RequestContext, error: unknown, itemIndex: number): NodeApiError {
-	const message = error instanceof Error ? error.message : String(error);
-	return new NodeApiError(context.getNode(), { message }, { message, itemIndex });
+function cancelledError(attempt: Attempt): NodeApiError {
+	const message = `The execution was canceled while waiting for ${attempt.host}${mayHaveBeenDelivered(attempt).messageSuffix ?? ''}`;
+	return new NodeApiError(attempt.context.getNode(), { message }, { message, itemIndex: attempt.itemIndex });
 }
 
-function safeHost(url: string): string {
+/** Anything else: its message only (secrets scrubbed), never its request. */
+function unexpectedError(attempt: Attempt, error: unknown): NodeApiError {
+	const message = String(scrubSecrets(error instanceof Error ? error.message : String(error), attempt.secrets));
+	return new NodeApiError(attempt.context.getNode(), { message }, { message, itemIndex: attempt.itemIndex });
+}
+
+function hostOf(url: string): string {
 	try {
 		return new URL(url).host;
 	} catch {

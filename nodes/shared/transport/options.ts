@@ -1,13 +1,12 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import type { Pacing } from './scheduler';
+import type { Pacing } from './limiter';
+import type { RetryRules } from './retryPolicy';
 
 /** How the transport treats the requests of one node run (the node's "Options"). */
-export interface RequestPolicy extends Pacing {
-	maxRetries: number;
-	maxWaitMs: number;
+export interface RequestPolicy extends Pacing, RetryRules {
 	timeoutMs: number;
-	retrySendsOnServerError: boolean;
+	shareLimitsAcrossExecutions: boolean;
 }
 
 export const DEFAULT_POLICY: RequestPolicy = {
@@ -18,7 +17,15 @@ export const DEFAULT_POLICY: RequestPolicy = {
 	maxWaitMs: 60_000,
 	timeoutMs: 30_000,
 	retrySendsOnServerError: false,
+	shareLimitsAcrossExecutions: true,
 };
+
+/** The template picker and the variable fields: a person is waiting, so a short timeout and one retry. */
+export const EDITOR_POLICY: RequestPolicy = { ...DEFAULT_POLICY, maxRetries: 1, timeoutMs: 10_000, shareLimitsAcrossExecutions: false };
+
+/** Upper bounds n8n's timers (and a person waiting for a run) can hold. */
+const MAX_TIMEOUT_SECONDS = 600;
+const MAX_WAIT_SECONDS = 3600;
 
 // The defaults here repeat DEFAULT_POLICY as literals, as n8n's description format expects.
 /** The options every operation of both nodes offers: how requests are sent, and the raw answer. */
@@ -69,16 +76,15 @@ export const requestOptionsDescription: INodeProperties = {
 			typeOptions: { minValue: 0, maxValue: 10 },
 			default: 5,
 			description:
-				'How often a request is tried again when the service could not have acted on it (rate limited, connection refused or dropped before an answer)',
+				'How often a request is tried again when the service cannot have acted on it (rate limited, or the connection was never made). Reads and deletes are also retried after 5xx answers and dropped connections.',
 		},
 		{
 			displayName: 'Max Wait (Seconds)',
 			name: 'maxWaitSeconds',
 			type: 'number',
-			typeOptions: { minValue: 0 },
 			default: 60,
-			description:
-				'Longest wait the node accepts when the service says "retry after". A longer wait fails the item with the rate-limit reason instead.',
+			typeOptions: { minValue: 0, maxValue: MAX_WAIT_SECONDS },
+			description: `Longest wait the node accepts when the service says "retry after" (at most ${MAX_WAIT_SECONDS}). A longer wait fails the item with the rate-limit reason instead.`,
 		},
 		{
 			displayName: 'Retry Sends After Server Errors',
@@ -86,15 +92,23 @@ export const requestOptionsDescription: INodeProperties = {
 			type: 'boolean',
 			default: false,
 			description:
-				'Whether to retry a send after a 5xx answer or a timeout. Off by default: the service may already have delivered the message, so a retry can send it twice.',
+				'Whether to retry a send after a 5xx answer, a timeout or a connection dropped before the answer. Off by default: the service may already have delivered the message, so a retry can send it twice.',
+		},
+		{
+			displayName: 'Share Limits Across Executions',
+			name: 'shareLimitsAcrossExecutions',
+			type: 'boolean',
+			default: true,
+			description:
+				'Whether Max Concurrent Requests and Max Requests Per Second/Minute hold for every execution in this n8n process that uses the same credential and API (e.g. one execution per form submission), not only for this run. Waiting executions go in arrival order.',
 		},
 		{
 			displayName: 'Timeout (Seconds)',
 			name: 'timeoutSeconds',
 			type: 'number',
-			typeOptions: { minValue: 1 },
+			typeOptions: { minValue: 1, maxValue: MAX_TIMEOUT_SECONDS },
 			default: 30,
-			description: 'How long to wait for each answer',
+			description: `How long to wait for each answer (at most ${MAX_TIMEOUT_SECONDS})`,
 		},
 	],
 };
@@ -110,8 +124,9 @@ export function readRequestPolicy(context: IExecuteFunctions): RequestPolicy {
 		maxPerSecond: positive(options.maxPerSecond, DEFAULT_POLICY.maxPerSecond),
 		maxPerMinute: positive(options.maxPerMinute, DEFAULT_POLICY.maxPerMinute),
 		maxRetries: Math.floor(positive(options.maxRetries, DEFAULT_POLICY.maxRetries)),
-		maxWaitMs: positive(options.maxWaitSeconds, DEFAULT_POLICY.maxWaitMs / 1000) * 1000,
-		timeoutMs: Math.max(1, positive(options.timeoutSeconds, DEFAULT_POLICY.timeoutMs / 1000)) * 1000,
+		maxWaitMs: Math.min(MAX_WAIT_SECONDS, positive(options.maxWaitSeconds, DEFAULT_POLICY.maxWaitMs / 1000)) * 1000,
+		timeoutMs: Math.min(MAX_TIMEOUT_SECONDS, Math.max(1, positive(options.timeoutSeconds, DEFAULT_POLICY.timeoutMs / 1000))) * 1000,
 		retrySendsOnServerError: options.retrySendsOnServerError === true,
+		shareLimitsAcrossExecutions: options.shareLimitsAcrossExecutions !== false,
 	};
 }

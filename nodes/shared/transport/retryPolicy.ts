@@ -1,24 +1,50 @@
 /**
- * When a failed attempt may be tried again. The rule that keeps sends exactly-once: retry
- * only what the service cannot have acted on. A 429 or a "rate limit" refusal, a refused
- * connection, or a connection dropped before any answer (the service drops those before it
- * processes them) are retried. A 5xx or a timeout after a send was written may mean the
- * message went out, so a send is not retried then; reads and deletes are.
+ * When a failed attempt is tried again. The rule that keeps sends exactly-once: a send is
+ * retried only when it provably never reached the service, or the service refused it before
+ * acting (a 429, a "rate limit" refusal). Once the request may have been written (a reset or
+ * a close without answer, a timeout, a 5xx), the service may have acted on it: reads and
+ * deletes are retried, sends are not (unless the user chose "Retry Sends After Server Errors").
  */
 export type AttemptOutcome =
+	/** The service refused before acting; `retryAfterMs` when it said how long to wait. */
 	| { type: 'rateLimited'; retryAfterMs?: number }
-	| { type: 'serverError' }
-	| { type: 'connectionFailed'; code: string }
-	| { type: 'timedOut' };
+	/** The connection was never made (refused, DNS, unreachable): nothing reached the service. */
+	| { type: 'notReached'; code: string }
+	/** The request may have been processed: dropped after it was written, timed out, or a 5xx. */
+	| { type: 'mayHaveReached'; why: 'dropped' | 'timedOut' | 'serverError'; code?: string };
 
-export function isRetryable(outcome: AttemptOutcome, idempotent: boolean, retrySendsOnServerError: boolean): boolean {
+export interface RetryRules {
+	maxRetries: number;
+	maxWaitMs: number;
+	retrySendsOnServerError: boolean;
+}
+
+export type RetryDecision =
+	| { retry: false; waitTooLongMs?: number }
+	/** `pauseAll`: the wait is the account's (Retry-After), so every request waits with this one. */
+	| { retry: true; waitMs: number; pauseAll: boolean };
+
+/** Whether attempt number `attempt` (1 = the first) is tried again, and after how long. */
+export function decideRetry(
+	outcome: AttemptOutcome,
+	attempt: number,
+	idempotent: boolean,
+	rules: RetryRules,
+	random: () => number = Math.random,
+): RetryDecision {
+	if (attempt > rules.maxRetries) return { retry: false };
 	switch (outcome.type) {
-		case 'rateLimited':
-		case 'connectionFailed':
-			return true;
-		case 'serverError':
-		case 'timedOut':
-			return idempotent || retrySendsOnServerError;
+		case 'rateLimited': {
+			const asked = outcome.retryAfterMs;
+			if (asked !== undefined && asked > rules.maxWaitMs) return { retry: false, waitTooLongMs: asked };
+			return { retry: true, waitMs: asked ?? Math.min(backoffMs(attempt, random), rules.maxWaitMs), pauseAll: true };
+		}
+		case 'notReached':
+			return { retry: true, waitMs: backoffMs(attempt, random), pauseAll: false };
+		case 'mayHaveReached':
+			return idempotent || rules.retrySendsOnServerError
+				? { retry: true, waitMs: backoffMs(attempt, random), pauseAll: false }
+				: { retry: false };
 	}
 }
 
@@ -28,27 +54,28 @@ export function backoffMs(attempt: number, random: () => number = Math.random, b
 	return Math.round(random() * ceiling);
 }
 
-/** `Retry-After` as seconds ("120") or an HTTP date; undefined when absent or unreadable. */
+/**
+ * `Retry-After` as seconds ("120") or an HTTP date, in ms from now. Undefined when absent,
+ * unreadable, negative or already past: the caller then backs off on its own, so a hostile
+ * or stale value can neither make it hammer the service nor stall it.
+ */
 export function parseRetryAfter(value: unknown, now: number = Date.now()): number | undefined {
 	const header = Array.isArray(value) ? value[0] : value;
-	if (typeof header === 'number') return Math.max(0, header * 1000);
-	if (typeof header !== 'string' || header.trim() === '') return undefined;
-	const trimmed = header.trim();
-	if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.max(0, Math.round(Number(trimmed) * 1000));
-	const date = Date.parse(trimmed);
-	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+	const text = typeof header === 'number' ? String(header) : typeof header === 'string' ? header.trim() : '';
+	let ms: number;
+	if (/^\d+(\.\d+)?$/.test(text)) ms = Math.round(Number(text) * 1000);
+	else if (/[a-z]/i.test(text)) ms = Date.parse(text) - now;
+	else return undefined;
+	return Number.isFinite(ms) && ms > 0 ? ms : undefined;
 }
 
 /**
- * Error codes (on the error or anywhere in its `cause` chain) that mean no answer came back,
- * each in words for the error message (NodeApiError swaps a message holding a code for a
- * generic one).
+ * Error codes (on the error or anywhere in its `cause` chain) of a connection that was never
+ * made, each in words for the error message (NodeApiError swaps a message holding a code for
+ * a generic one).
  */
-export const CONNECTION_FAILURES: Readonly<Record<string, string>> = {
+export const NOT_REACHED: Readonly<Record<string, string>> = {
 	ECONNREFUSED: 'the connection was refused',
-	ECONNRESET: 'the connection was dropped before an answer',
-	EPIPE: 'the connection was dropped before an answer',
-	UND_ERR_SOCKET: 'the connection was dropped before an answer',
 	ENOTFOUND: 'the host name was not found',
 	EAI_AGAIN: 'the host name could not be looked up',
 	EHOSTUNREACH: 'the host is unreachable',
@@ -56,25 +83,31 @@ export const CONNECTION_FAILURES: Readonly<Record<string, string>> = {
 	ENETDOWN: 'the network is down',
 	ERR_SOCKET_CONNECTION_TIMEOUT: 'the connection could not be opened in time',
 };
-const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const DROPPED = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'ERR_STREAM_PREMATURE_CLOSE']);
+const TIMED_OUT = new Set(['ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+/** System calls that fail before a byte of the request is written. */
+const BEFORE_WRITE_SYSCALLS = new Set(['connect', 'getaddrinfo']);
 
-/** What went wrong with an attempt that threw instead of answering. */
+/** What went wrong with an attempt that threw instead of answering; undefined when it is not a network failure. */
 export function outcomeOfThrown(error: unknown): AttemptOutcome | undefined {
 	const seen = new Set<unknown>();
-	let level: unknown = error;
-	let sawHangUp = false;
-	while (typeof level === 'object' && level !== null && !seen.has(level)) {
+	let outcome: AttemptOutcome | undefined;
+	for (let level = error; typeof level === 'object' && level !== null && !seen.has(level); level = (level as { cause?: unknown }).cause) {
 		seen.add(level);
-		const { code, message } = level as { code?: unknown; message?: unknown };
+		const { code, message, syscall } = level as { code?: unknown; message?: unknown; syscall?: unknown };
 		if (typeof code === 'string') {
-			if (TIMEOUT_CODES.has(code)) return { type: 'timedOut' };
-			if (Object.hasOwn(CONNECTION_FAILURES, code)) return { type: 'connectionFailed', code };
+			if (Object.hasOwn(NOT_REACHED, code)) return { type: 'notReached', code };
+			// A connect that timed out at the socket level never wrote the request.
+			if (code === 'ETIMEDOUT' && typeof syscall === 'string' && BEFORE_WRITE_SYSCALLS.has(syscall)) {
+				return { type: 'notReached', code: 'ERR_SOCKET_CONNECTION_TIMEOUT' };
+			}
+			if (DROPPED.has(code)) outcome ??= { type: 'mayHaveReached', why: 'dropped', code };
+			if (TIMED_OUT.has(code)) outcome ??= { type: 'mayHaveReached', why: 'timedOut', code };
 		}
 		if (typeof message === 'string') {
-			if (/timeout of \d+ms exceeded|timed out/i.test(message)) return { type: 'timedOut' };
-			if (/socket hang up|ECONNRESET/i.test(message)) sawHangUp = true;
+			if (/timeout of \d+ms exceeded|timed out/i.test(message)) outcome ??= { type: 'mayHaveReached', why: 'timedOut' };
+			if (/socket hang up|ECONNRESET|other side closed/i.test(message)) outcome ??= { type: 'mayHaveReached', why: 'dropped', code: 'ECONNRESET' };
 		}
-		level = (level as { cause?: unknown }).cause;
 	}
-	return sawHangUp ? { type: 'connectionFailed', code: 'ECONNRESET' } : undefined;
+	return outcome;
 }

@@ -106,3 +106,8 @@ export function matchRoute(method: string, path: string): RouteMatch {
 	const family = FAMILY_STYLES.find(([prefix]) => path.startsWith(prefix));
 	return { kind: 'not-found', style: family ? family[1] : 'code' };
 }
+
+/** The API a request was meant for, also when the method was wrong (`unknown`: no route). */
+export function apiOf(match: RouteMatch): ApiName {
+	return match.kind === 'route' ? match.route.api : match.kind === 'method-not-allowed' ? match.api : 'unknown';
+}

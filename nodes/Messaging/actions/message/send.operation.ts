@@ -2,8 +2,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { phoneNumberField, messageTextField } from '../../../shared/descriptions';
-import { withRawResponse } from '../../../shared/output';
-import { serviceRequest } from '../../../shared/transport';
+import { isObject } from '../../../shared/errors';
+import type { PreparedItem } from '../../../shared/router';
 import { ItemInput } from '../../../shared/validation';
 
 export const option = {
@@ -46,7 +46,7 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['message'], operation: ['send'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedItem {
 	const input = new ItemInput(this, itemIndex);
 	const phone = input.phone('phone', 'Phone');
 	const text = input.text('text', 'Text');
@@ -57,19 +57,14 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		const filename = input.optionalText('additionalFields.filename', 'File Name').trim() || attachment.fileName;
 		if (filename) body.filename = filename;
 	}
-
-	const response = await serviceRequest.call(this, itemIndex, { api: 'send', method: 'POST', path: '/send', body });
-
-	const answer = response as IDataObject | undefined;
-	return withRawResponse(
-		this,
-		itemIndex,
-		{
+	return {
+		// Spec 2.2: success and failure are both `{message}`; a failure's text says so and is read as one first.
+		request: { api: 'send', method: 'POST', path: '/send', body, isSuccess: (answer) => isObject(answer) && typeof answer.message === 'string' },
+		output: (answer) => ({
 			success: true,
 			to: phone,
-			message: typeof answer?.message === 'string' ? answer.message : 'Message sent',
+			message: (answer as IDataObject).message,
 			...(attachment ? { attachment: body.attachment, filename: body.filename } : {}),
-		},
-		response,
-	);
+		}),
+	};
 }

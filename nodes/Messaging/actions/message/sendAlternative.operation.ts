@@ -2,8 +2,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { phoneNumberField, messageTextField } from '../../../shared/descriptions';
-import { firstOf, withRawResponse } from '../../../shared/output';
-import { serviceRequest } from '../../../shared/transport';
+import { isObject } from '../../../shared/errors';
+import { firstOf } from '../../../shared/output';
+import type { PreparedItem } from '../../../shared/router';
 import { ItemInput } from '../../../shared/validation';
 
 export const option = {
@@ -20,30 +21,17 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['message'], operation: ['sendAlternative'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedItem {
 	const input = new ItemInput(this, itemIndex);
 	const to = input.phone('to', 'To');
 	const message = input.text('message', 'Message');
-
-	const response = await serviceRequest.call(this, itemIndex, {
-		api: 'alternative',
-		method: 'POST',
-		path: '/v1/messages',
-		body: { to, message },
-	});
-
-	// The spec does not describe this API's answer; read the usual places for an id and status.
-	const answer = (typeof response === 'object' && response !== null ? response : {}) as IDataObject;
-	const sent = firstOf(answer.messages) ?? firstOf((answer.details as IDataObject | undefined)?.messages) ?? answer;
-	return withRawResponse(
-		this,
-		itemIndex,
-		{
-			success: true,
-			to,
-			messageId: sent.id ?? sent.message_id ?? sent.messageId,
-			status: sent.status ?? sent.message_status,
+	return {
+		// The spec does not describe this API's answer: any JSON object is taken, HTML or an empty body is not.
+		request: { api: 'alternative', method: 'POST', path: '/v1/messages', body: { to, message }, isSuccess: isObject },
+		output: (answer) => {
+			const response = answer as IDataObject;
+			const sent = firstOf(response.messages) ?? firstOf((response.details as IDataObject | undefined)?.messages) ?? response;
+			return { success: true, to, messageId: sent.id ?? sent.message_id ?? sent.messageId, status: sent.status ?? sent.message_status };
 		},
-		response,
-	);
+	};
 }

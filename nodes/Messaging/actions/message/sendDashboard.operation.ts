@@ -2,8 +2,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { phoneNumberField, messageTextField } from '../../../shared/descriptions';
-import { firstOf, withRawResponse } from '../../../shared/output';
-import { serviceRequest } from '../../../shared/transport';
+import { isObject } from '../../../shared/errors';
+import { firstOf } from '../../../shared/output';
+import type { PreparedItem } from '../../../shared/router';
 import { ItemInput } from '../../../shared/validation';
 
 export const option = {
@@ -20,29 +21,19 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['message'], operation: ['sendDashboard'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+/** Spec 2.6: `{success: true, message, details: {messages}}`. */
+const isSuccess = (answer: unknown) => isObject(answer) && answer.success === true && typeof answer.message === 'string' && isObject(answer.details);
+
+export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedItem {
 	const input = new ItemInput(this, itemIndex);
 	const to = input.phone('to', 'To');
 	const text = input.text('text', 'Text');
-
-	const response = (await serviceRequest.call(this, itemIndex, {
-		api: 'dashboard',
-		method: 'POST',
-		path: '/api/messaging/messages/v2.0.0/send',
-		body: { to, text },
-	})) as IDataObject | undefined;
-
-	const sent = firstOf((response?.details as IDataObject | undefined)?.messages);
-	return withRawResponse(
-		this,
-		itemIndex,
-		{
-			success: true,
-			to,
-			messageId: sent?.id,
-			status: sent?.message_status,
-			message: response?.message,
+	return {
+		request: { api: 'dashboard', method: 'POST', path: '/api/messaging/messages/v2.0.0/send', body: { to, text }, isSuccess },
+		output: (answer) => {
+			const response = answer as IDataObject;
+			const sent = firstOf((response.details as IDataObject).messages);
+			return { success: true, to, messageId: sent?.id, status: sent?.message_status, message: response.message };
 		},
-		response,
-	);
+	};
 }

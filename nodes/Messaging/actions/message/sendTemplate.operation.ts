@@ -1,11 +1,14 @@
 import { updateDisplayOptions } from 'n8n-workflow';
-import type { IDataObject, IExecuteFunctions, INodeProperties, ResourceMapperField } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { phoneNumberField } from '../../../shared/descriptions';
-import { firstOf, withRawResponse } from '../../../shared/output';
-import { serviceRequest } from '../../../shared/transport';
+import { isObject } from '../../../shared/errors';
+import { firstOf } from '../../../shared/output';
+import type { PreparedItem } from '../../../shared/router';
+import type { Run } from '../../../shared/transport';
 import { asText, ItemInput, quoted } from '../../../shared/validation';
-import { TEMPLATE_ID_PATTERN } from '../../templates';
+import { accountTemplates, TEMPLATE_ID_PATTERN, templateVariables } from '../../templates';
+import type { TemplateRecord } from '../../templates';
 
 export const option = {
 	name: 'Send Template',
@@ -73,77 +76,93 @@ export const description = updateDisplayOptions({ show: { resource: ['message'],
 const templateIdPattern = new RegExp(TEMPLATE_ID_PATTERN);
 
 /**
- * The variables to send, every value as text. When the editor loaded the template's fields
- * (the mapper keeps them as its schema), they must fit: no unknown names, no missing ones.
+ * The values the item gives for the template's variables, every value as text: the mapper's
+ * values ("Map Each Column Manually"), or the item's fields of the same names ("Map
+ * Automatically"), or a plain object from an expression or an AI tool call.
  */
-export function readVariables(input: ItemInput, parameter: unknown, item: IDataObject): Record<string, string> {
-	const mapper = (typeof parameter === 'object' && parameter !== null ? parameter : {}) as IDataObject;
+function providedValues(input: ItemInput, parameter: unknown, item: IDataObject, expected: string[]): Map<string, string> {
+	const mapper = isObject(parameter) ? parameter : {};
 	const isMapper = 'mappingMode' in mapper || 'schema' in mapper;
-	const schema = (Array.isArray(mapper.schema) ? (mapper.schema as unknown as ResourceMapperField[]) : []).filter(
-		(field) => !field.removed,
-	);
 	let values: IDataObject;
-	if (!isMapper) values = mapper;
-	else if (mapper.mappingMode === 'autoMapInputData') values = item;
-	else values = (mapper.value ?? {}) as IDataObject;
-
-	const expected = schema.map((field) => field.id);
-	const variables: Record<string, string> = {};
+	if (!isMapper) values = mapper as IDataObject;
+	else if (mapper.mappingMode === 'autoMapInputData') values = Object.fromEntries(Object.entries(item).filter(([name]) => expected.includes(name)));
+	else values = isObject(mapper.value) ? (mapper.value as IDataObject) : {};
+	// A Map: a name such as __proto__ must be refused as unknown, not swallowed by an object.
+	const provided = new Map<string, string>();
 	for (const [name, value] of Object.entries(values)) {
-		if (isMapper && mapper.mappingMode === 'autoMapInputData' && !expected.includes(name)) continue;
 		if (value === null || value === undefined) continue;
 		const text = asText(value);
-		if (text === undefined) input.fail(`variables.${name}`, `Variable "${name}"`, 'must be text, not an object or list');
-		variables[name] = text;
+		if (text === undefined) input.fail(`variables.${name}`, `Variable "${name}"`, 'must be text or a finite number, not an object or list');
+		provided.set(name, text);
 	}
-	if (expected.length > 0) {
-		const unknown = Object.keys(variables).filter((name) => !expected.includes(name));
-		if (unknown.length > 0) {
-			input.fail('variables', 'Variables', `the template has no variable ${unknown.map((name) => `"${name}"`).join(', ')}; it takes ${expected.join(', ')}`);
-		}
-		const missing = schema.filter((field) => field.required && (variables[field.id] ?? '').trim() === '').map((field) => field.id);
-		if (missing.length > 0) {
-			input.fail(
-				'variables',
-				'Variables',
-				`the template needs ${missing.map((name) => `"${name}"`).join(', ')} (it takes ${expected.length}: ${expected.join(', ')})`,
-			);
-		}
-	}
-	return variables;
+	return provided;
 }
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+/**
+ * Checks the item's template and variables against the template as the service has it now
+ * (not the fields the editor saved, which may be stale or missing when the template comes
+ * from an expression): it must exist, be approved, and get every variable it takes and no other.
+ */
+export function checkTemplate(
+	input: ItemInput,
+	templateId: string,
+	template: TemplateRecord | undefined,
+	provided: Map<string, string>,
+): Record<string, string> {
+	if (!template) input.fail('template', 'Template', `no template with ID ${templateId} in this account; choose one from the list`);
+	const label = `"${template.name}"`;
+	if (String(template.status ?? '').toUpperCase() !== 'APPROVED') {
+		input.fail('template', 'Template', `${label} is ${template.status ?? 'of unknown status'}, not APPROVED; only approved templates can be sent`);
+	}
+	const expected = templateVariables(template).map((variable) => variable.name);
+	const takes = expected.length > 0 ? `it takes ${expected.join(', ')}` : 'it takes no variables';
+	const unknown = [...provided.keys()].filter((name) => !expected.includes(name));
+	if (unknown.length > 0) {
+		input.fail('variables', 'Variables', `template ${label} has no variable ${unknown.map((name) => `"${name}"`).join(', ')}; ${takes}`);
+	}
+	const missing = expected.filter((name) => (provided.get(name) ?? '').trim() === '');
+	if (missing.length > 0) {
+		input.fail('variables', 'Variables', `template ${label} needs ${missing.map((name) => `"${name}"`).join(', ')}; ${takes}`);
+	}
+	return Object.fromEntries(expected.map((name) => [name, provided.get(name)!]));
+}
+
+/** Spec 2.4: `{success: true, messaging_response_info: {...}}`. */
+const isSuccess = (answer: unknown) => isObject(answer) && answer.success === true && isObject(answer.messaging_response_info);
+
+export async function prepare(this: IExecuteFunctions, itemIndex: number, run: Run): Promise<PreparedItem> {
 	const input = new ItemInput(this, itemIndex);
 	const phoneNumber = input.phone('phoneNumber', 'Phone Number');
-	const template = String(this.getNodeParameter('template', itemIndex, '', { extractValue: true }) ?? '').trim();
+	const template = input.optionalText('template', 'Template', { extractValue: true }).trim();
 	if (template === '') input.fail('template', 'Template', 'choose a template from the list or enter its ID');
 	if (!templateIdPattern.test(template)) {
 		input.fail('template', 'Template', `${quoted(template)} is not a template ID; template IDs are UUIDs such as 6f1d2c3b-4a59-4e8f-9a7b-1c2d3e4f5a6b`);
 	}
-	const variables = readVariables(input, this.getNodeParameter('variables', itemIndex, {}), this.getInputData()[itemIndex]?.json ?? {});
-
-	const response = (await serviceRequest.call(this, itemIndex, {
-		api: 'templateSend',
-		method: 'POST',
-		path: '/send_template_message_by_api',
-		body: { template, variables, phone_number: phoneNumber },
-	})) as IDataObject | undefined;
-
-	const info = (response?.messaging_response_info ?? {}) as IDataObject;
-	const sent = firstOf(info.messages);
-	const contact = firstOf(info.contacts);
-	return withRawResponse(
-		this,
-		itemIndex,
-		{
-			success: true,
-			to: phoneNumber,
-			template,
-			messageId: sent?.id,
-			status: sent?.message_status,
-			recipientId: contact?.wa_id,
+	const record = (await accountTemplates.call(this, run, itemIndex)).find((candidate) => candidate.template_id === template);
+	const expected = record ? templateVariables(record).map((variable) => variable.name) : [];
+	const provided = providedValues(input, this.getNodeParameter('variables', itemIndex, {}), this.getInputData()[itemIndex]?.json ?? {}, expected);
+	const variables = checkTemplate(input, template, record, provided);
+	return {
+		request: {
+			api: 'templateSend',
+			method: 'POST',
+			path: '/send_template_message_by_api',
+			body: { template, variables, phone_number: phoneNumber },
+			isSuccess,
 		},
-		response,
-	);
+		output: (answer) => {
+			const info = (answer as IDataObject).messaging_response_info as IDataObject;
+			const sent = firstOf(info.messages);
+			const contact = firstOf(info.contacts);
+			return {
+				success: true,
+				to: phoneNumber,
+				template,
+				templateName: record?.name,
+				messageId: sent?.id,
+				status: sent?.message_status,
+				recipientId: contact?.wa_id,
+			};
+		},
+	};
 }

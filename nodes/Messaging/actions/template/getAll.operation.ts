@@ -2,8 +2,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { returnAllOrLimitFields } from '../../../shared/descriptions';
+import type { PreparedItem } from '../../../shared/router';
 import { ItemInput } from '../../../shared/validation';
-import { listTemplates } from '../../templates';
+import { LIST_TEMPLATES } from '../../templates';
 import type { TemplateRecord } from '../../templates';
 
 export const option = {
@@ -88,12 +89,13 @@ export function filterTemplates(templates: TemplateRecord[], filters: IDataObjec
 	);
 }
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const input = new ItemInput(this, itemIndex);
+export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedItem {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) === true;
-	const limit = returnAll ? Infinity : input.integer('limit', 'Limit', { min: 1 });
+	const limit = returnAll ? Infinity : new ItemInput(this, itemIndex).integer('limit', 'Limit', { min: 1 });
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-
-	const templates = filterTemplates(await listTemplates.call(this, itemIndex), filters);
-	return (returnAll ? templates : templates.slice(0, limit)) as unknown as IDataObject[];
+	return {
+		request: LIST_TEMPLATES,
+		// The API returns every template at once; filters and the limit apply here.
+		output: (answer) => filterTemplates(answer as TemplateRecord[], filters).slice(0, limit) as unknown as IDataObject[],
+	};
 }

@@ -1,8 +1,8 @@
 import { updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { withRawResponse } from '../../../shared/output';
-import { serviceRequest } from '../../../shared/transport';
+import { isObject } from '../../../shared/errors';
+import type { PreparedItem } from '../../../shared/router';
 import { ItemInput } from '../../../shared/validation';
 import { plantIdField } from './fields';
 
@@ -40,16 +40,19 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['plant'], operation: ['create'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedItem {
 	const input = new ItemInput(this, itemIndex);
 	const name = input.text('name', 'Name');
 	const id = input.integer('plantId', 'Plant ID', { min: 0 });
 	const tag = input.optionalText('additionalFields.tag', 'Tag');
 	const body: IDataObject = { name, id };
 	if (tag !== '') body.tag = tag;
-
-	const response = (await serviceRequest.call(this, itemIndex, { api: 'sandbox', method: 'POST', path: '/plants', body })) as
-		| IDataObject
-		| undefined;
-	return withRawResponse(this, itemIndex, { name: response?.name ?? name, tag: response?.tag ?? body.tag }, response);
+	return {
+		// Spec 4.6: the created plant, `{name, tag}`.
+		request: { api: 'sandbox', method: 'POST', path: '/plants', body, isSuccess: (answer) => isObject(answer) && typeof answer.name === 'string' },
+		output: (answer) => {
+			const plant = answer as IDataObject;
+			return { name: plant.name, tag: plant.tag ?? body.tag };
+		},
+	};
 }

@@ -1,7 +1,7 @@
 import { updateDisplayOptions } from 'n8n-workflow';
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { serviceRequest } from '../../../shared/transport';
+import type { PreparedItem } from '../../../shared/router';
 import { ItemInput } from '../../../shared/validation';
 import { plantIdField } from './fields';
 
@@ -13,8 +13,11 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['plant'], operation: ['delete'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedItem {
 	const id = new ItemInput(this, itemIndex).integer('plantId', 'Plant ID', { min: 0 });
-	await serviceRequest.call(this, itemIndex, { api: 'sandbox', method: 'DELETE', path: `/plants/${id}` });
-	return { deleted: true, id };
+	return {
+		// Spec 4.6: no body. An empty answer or JSON is taken; an HTML page is not the sandbox.
+		request: { api: 'sandbox', method: 'DELETE', path: `/plants/${id}`, isSuccess: (answer) => answer === undefined || answer === null || answer === '' || typeof answer === 'object' },
+		output: () => ({ deleted: true, id }),
+	};
 }

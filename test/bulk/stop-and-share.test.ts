@@ -1,0 +1,197 @@
+/**
+ * Stopping is prompt, and limits hold across executions.
+ *
+ * - A paced run that stops at a failure, or that n8n cancels, returns within a second however
+ *   long its pacing would still make it wait (every wait is interruptible).
+ * - With "Share Limits Across Executions" (the default), executions in one process that use
+ *   the same credential and API group share Max Requests Per Second/Minute and Max Concurrent
+ *   Requests, measured at the emulator; different credentials never wait for each other; a
+ *   cancelled execution leaves the queue at once.
+ */
+import type { IDataObject } from 'n8n-workflow';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import { startEmulator, type Emulator } from '../emulator';
+import { runNode } from '../harness';
+import { bulkItems, directSendParameters, pairingProblems, phoneOf, sendRequests, type SendOptions } from './support';
+
+let emulator: Emulator;
+
+beforeAll(async () => {
+	emulator = await startEmulator({ seed: 17 });
+});
+afterAll(async () => {
+	await emulator?.close();
+});
+beforeEach(() => emulator.reset());
+
+interface ExecutionOptions {
+	items: IDataObject[];
+	options: SendOptions & { shareLimitsAcrossExecutions?: boolean };
+	credentialId: string;
+	signal?: AbortSignal;
+	continueOnFail?: boolean;
+}
+
+/** One execution of Messaging → Send; `endedAt` (epoch ms) when the whole run was over. */
+async function execution(run: ExecutionOptions) {
+	const result = await runNode({
+		node: {
+			type: 'messaging',
+			parameters: directSendParameters(run.options),
+			credentials: ['messagingBearerApi'],
+			credentialId: run.credentialId,
+			continueOnFail: run.continueOnFail ?? false,
+		},
+		items: run.items,
+		credentials: emulator.credentials as never,
+		expressionEngine: 'legacy',
+		signal: run.signal,
+	});
+	return { ...result, endedAt: Date.now() };
+}
+
+/** Items whose recipients do not clash with another execution's. */
+const itemsFrom = (first: number, count: number) => bulkItems(first + count).slice(first);
+
+/** The largest number of arrivals in any window of `windowMs`, over the given arrival times. */
+function busiestWindow(arrivals: number[], windowMs: number): number {
+	const sorted = [...arrivals].sort((a, b) => a - b);
+	let busiest = 0;
+	for (let start = 0, end = 0; end < sorted.length; end++) {
+		while (sorted[end] - sorted[start] >= windowMs) start++;
+		busiest = Math.max(busiest, end - start + 1);
+	}
+	return busiest;
+}
+
+describe('stopping is prompt', () => {
+	it('a run paced at 6/min that fails at its first item ends within 1 s, and nothing else is sent', async () => {
+		emulator.setFaults({ script: ['5xx-after'] });
+		const run = await execution({ items: bulkItems(40), options: { maxPerMinute: 6, maxConcurrent: 4 }, credentialId: 'stop-on-failure' });
+		expect(run.error?.message).toMatch(/may have been delivered/i);
+		const [failed] = sendRequests(emulator);
+		// From the failing answer to the end of the whole run (the 39 others were waiting ~10 s each).
+		expect(run.endedAt - failed.at).toBeLessThan(1_000);
+		expect(sendRequests(emulator)).toHaveLength(1);
+		expect((run.error as { description?: string }).description).toMatch(/Not sent: items 1-39/);
+	});
+
+	it('the same run cancelled from n8n ends within 1 s of the cancel', async () => {
+		const cancel = new AbortController();
+		const running = execution({
+			items: bulkItems(40),
+			options: { maxPerMinute: 6, maxConcurrent: 4 },
+			credentialId: 'cancelled-run',
+			signal: cancel.signal,
+		});
+		// Let the first request go out and the others settle into their waits.
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		const cancelledAt = performance.now();
+		cancel.abort();
+		const run = await running;
+		expect(performance.now() - cancelledAt).toBeLessThan(1_000);
+		expect(run.run.status).toBe('canceled');
+		expect(sendRequests(emulator)).toHaveLength(1);
+	});
+
+	it('a Retry-After pause ends at once when the run stops at another failure', async () => {
+		// Item 0 is told to wait 30 s; item 1 fails for good meanwhile: the run must not sit out the pause.
+		emulator.setFaults({ script: ['429', '5xx-after'], retryAfter: '30' });
+		const run = await execution({ items: bulkItems(2), options: { maxConcurrent: 2 }, credentialId: 'pause-then-stop' });
+		expect(run.error).toBeDefined();
+		expect(run.endedAt - sendRequests(emulator)[1].at).toBeLessThan(1_000);
+	});
+});
+
+describe('limits shared across executions', () => {
+	it('four concurrent executions of one credential never exceed its shared 10/s in any 1 s window', async () => {
+		const runs = await Promise.all(
+			[0, 1, 2, 3].map((execution_) =>
+				execution({ items: itemsFrom(execution_ * 10, 10), options: { maxPerSecond: 10, maxConcurrent: 4 }, credentialId: 'shared-account' }),
+			),
+		);
+		for (const run of runs) {
+			expect(run.error).toBeUndefined();
+			expect(pairingProblems(run.items, 10)).toEqual([]);
+		}
+		const arrivals = sendRequests(emulator).map((request) => request.at);
+		expect(arrivals).toHaveLength(40);
+		expect(emulator.duplicates()).toEqual([]);
+		expect(busiestWindow(arrivals, 1_000)).toBeLessThanOrEqual(10);
+		// 40 requests at 10/s: at least about 3.9 s, the limit really governed all four.
+		expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeGreaterThan(3_500);
+	}, 20_000);
+
+	it('without sharing, each execution keeps only its own limit (the account sees the sum)', async () => {
+		await Promise.all(
+			[0, 1].map((execution_) =>
+				execution({
+					items: itemsFrom(execution_ * 10, 10),
+					options: { maxPerSecond: 10, maxConcurrent: 4, shareLimitsAcrossExecutions: false },
+					credentialId: 'unshared-account',
+				}),
+			),
+		);
+		expect(busiestWindow(sendRequests(emulator).map((request) => request.at), 1_000)).toBeGreaterThan(10);
+	}, 20_000);
+
+	it('different credentials never wait for each other', async () => {
+		const started = performance.now();
+		const runs = await Promise.all(
+			['account-a', 'account-b'].map((credentialId, index) =>
+				execution({ items: itemsFrom(index * 5, 5), options: { maxPerSecond: 5, maxConcurrent: 5 }, credentialId }),
+			),
+		);
+		for (const run of runs) expect(run.error).toBeUndefined();
+		// Each account sends its 5 within its own second; one shared limiter would need two.
+		expect(performance.now() - started).toBeLessThan(1_800);
+		expect(sendRequests(emulator)).toHaveLength(10);
+	}, 20_000);
+
+	it('shared Max Concurrent Requests: two executions together never have more than 2 under way', async () => {
+		emulator.setFaults({ latencyMs: 60 });
+		await Promise.all(
+			[0, 1].map((execution_) =>
+				execution({ items: itemsFrom(execution_ * 6, 6), options: { maxConcurrent: 2 }, credentialId: 'concurrency-account' }),
+			),
+		);
+		// A request stays at the service for 60 ms: arrivals closer than that were under way together.
+		expect(busiestWindow(sendRequests(emulator).map((request) => request.at), 55)).toBeLessThanOrEqual(2);
+		expect(sendRequests(emulator)).toHaveLength(12);
+	}, 20_000);
+
+	it('a cancelled waiting execution leaves the queue within 1 s; the others go on', async () => {
+		const first = execution({ items: itemsFrom(0, 2), options: { maxPerSecond: 1 }, credentialId: 'queue-account' });
+		const cancel = new AbortController();
+		const waiting = execution({ items: itemsFrom(2, 3), options: { maxPerSecond: 1 }, credentialId: 'queue-account', signal: cancel.signal });
+		await new Promise((resolve) => setTimeout(resolve, 200));
+		const cancelledAt = performance.now();
+		cancel.abort();
+		const cancelled = await waiting;
+		expect(performance.now() - cancelledAt).toBeLessThan(1_000);
+		expect(cancelled.run.status).toBe('canceled');
+		const done = await first;
+		expect(done.error).toBeUndefined();
+		// The cancelled execution's items never went out; the first one's both did.
+		const recipients = sendRequests(emulator).map((request) => (request.body as IDataObject).phone);
+		expect(recipients).toEqual([phoneOf(0), phoneOf(1)]);
+	}, 20_000);
+
+	it('a Retry-After from the service pauses every execution sharing the credential', async () => {
+		emulator.setFaults({ script: ['429'], retryAfter: '1' });
+		const first = execution({ items: itemsFrom(0, 1), options: {}, credentialId: 'paused-account' });
+		while (!sendRequests(emulator).some((request) => request.outcome === 'rate-limited')) {
+			await new Promise((resolve) => setTimeout(resolve, 10));
+		}
+		const second = execution({ items: itemsFrom(1, 1), options: {}, credentialId: 'paused-account' });
+		const runs = await Promise.all([first, second]);
+		for (const run of runs) expect(run.error).toBeUndefined();
+		const [refused, ...later] = sendRequests(emulator);
+		expect(refused.outcome).toBe('rate-limited');
+		// The second execution started after the refusal and still waited out the second it asked for.
+		expect(later.map((request) => (request.body as IDataObject).phone).sort()).toEqual([phoneOf(0), phoneOf(1)]);
+		for (const request of later) expect(request.at - refused.at).toBeGreaterThan(950);
+		expect(emulator.duplicates()).toEqual([]);
+	}, 20_000);
+});
