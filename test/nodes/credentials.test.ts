@@ -90,7 +90,8 @@ describe('credential tests hold against answers we did not design for', () => {
 		const result = await callCredentialTest({ nodeType, credentialType, data });
 		expect(result.status).toBe('Error');
 		expect(result.message).toMatch(/refused \(HTTP 401\)/);
-		expect(result.message).not.toContain(String(data.accessToken ?? data.apiKey));
+		const secret = 'accessToken' in data ? data.accessToken : data.apiKey;
+		expect(result.message).not.toContain(secret);
 	});
 
 	it.each(cases)('%s: an HTML page answering 200 is not "accepted"', async (credentialType, nodeType) => {

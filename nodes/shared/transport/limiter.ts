@@ -159,11 +159,8 @@ export class Limiter {
 					continue;
 				}
 				this.wake = new AbortController();
-				try {
-					await sleep(at - now, this.wake.signal);
-				} catch {
-					// Woken early: look again.
-				}
+				// Woken early (a release, a pause, a waiter leaving): look again.
+				await interruptibleSleep(at - now, this.wake.signal).catch(() => undefined);
 				this.wake = undefined;
 			}
 		} finally {

@@ -33,6 +33,8 @@ export class EmulatorClient {
 	reset = () => this.call<{ ok: true }>('POST', 'reset', {});
 	setAccount = (patch: AccountPatch & { notOnPlatform?: string[] }) => this.call('POST', 'account', patch);
 	setFaults = (patch: FaultsPatch) => this.call('POST', 'faults', patch);
+	/** What reached the second origin that the emulator's redirects point at. */
+	trap = () => this.call<{ url: string; requests: Array<{ method: string; path: string; headers: Record<string, string>; body: string }> }>('GET', 'trap');
 
 	async requests(): Promise<RequestRecord[]> {
 		return (await this.state()).requests;

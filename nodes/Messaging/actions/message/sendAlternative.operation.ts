@@ -21,13 +21,25 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['message'], operation: ['sendAlternative'] } }, properties);
 
+/**
+ * The spec does not describe this API's answer, so a success is a JSON object that says so in
+ * one of the ways the service's other send APIs do: `success: true`, a message id, a list of
+ * messages, or a result text. HTML, an empty body or JSON of another shape is not.
+ */
+const isSuccess = (answer: unknown) =>
+	isObject(answer) &&
+	(answer.success === true ||
+		['id', 'message_id', 'messageId'].some((field) => typeof answer[field] === 'string' || typeof answer[field] === 'number') ||
+		Array.isArray(answer.messages) ||
+		(isObject(answer.details) && Array.isArray(answer.details.messages)) ||
+		typeof answer.message === 'string');
+
 export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedItem {
 	const input = new ItemInput(this, itemIndex);
 	const to = input.phone('to', 'To');
 	const message = input.text('message', 'Message');
 	return {
-		// The spec does not describe this API's answer: any JSON object is taken, HTML or an empty body is not.
-		request: { api: 'alternative', method: 'POST', path: '/v1/messages', body: { to, message }, isSuccess: isObject },
+		request: { api: 'alternative', method: 'POST', path: '/v1/messages', body: { to, message }, isSuccess },
 		output: (answer) => {
 			const response = answer as IDataObject;
 			const sent = firstOf(response.messages) ?? firstOf((response.details as IDataObject | undefined)?.messages) ?? response;

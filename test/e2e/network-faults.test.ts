@@ -1,0 +1,125 @@
+/**
+ * The safety promise through the real n8n server, against answers real networks give: for
+ * every send operation and every fault, no secret and no body at the second origin a redirect
+ * names, at most one delivery, and never `success: true` on an answer that is not the
+ * service's success. Then: a paced run that stops at a failure, or that is stopped from n8n,
+ * ends within a second.
+ */
+import { beforeEach, describe, expect, test } from 'vitest';
+import type { ScriptStep } from '../emulator/types';
+import { expectNoSecrets, packageNode, runNode, useE2e, type CredentialType } from './support/harness';
+import { outputItems } from './support/rest';
+
+const e2e = useE2e();
+const { ctx } = e2e;
+
+beforeEach(async () => {
+	await e2e.emulator.reset();
+});
+
+// appointment_reminder: body1, body2.
+const TEMPLATE_ID = '3f1c2a9e-7b4d-4e8a-9c61-2d5e8f0a1b01';
+
+/** Each send operation, one item, Continue On Fail so the item shows what happened. */
+const sends: Array<[string, CredentialType, Record<string, unknown>]> = [
+	['send', 'messagingBearerApi', { resource: 'message', operation: 'send', phone: '+14155550123', text: 'Hello' }],
+	[
+		'sendTemplate',
+		'messagingBearerApi',
+		{
+			resource: 'message',
+			operation: 'sendTemplate',
+			phoneNumber: '+14155550123',
+			template: { __rl: true, mode: 'id', value: TEMPLATE_ID },
+			variables: { mappingMode: 'defineBelow', value: { body1: 'Ann', body2: 'Friday' } },
+		},
+	],
+	['sendDashboard', 'messagingAuthorizationKeyApi', { resource: 'message', operation: 'sendDashboard', to: '+14155550123', text: 'Hello' }],
+	['sendAlternative', 'messagingXApiKeyApi', { resource: 'message', operation: 'sendAlternative', to: '+14155550123', message: 'Hello' }],
+];
+
+const faults: Array<[ScriptStep, RegExp]> = [
+	['reset-after', /may have been delivered/i],
+	['close-after', /may have been delivered/i],
+	['redirect-301', /HTTP 301, a redirect to 127\.0\.0\.1:\d+; redirects are not followed/],
+	['redirect-302', /HTTP 302, a redirect/],
+	['redirect-303', /HTTP 303, a redirect.*may have been delivered/i],
+	['redirect-307', /HTTP 307, a redirect/],
+	['redirect-308', /HTTP 308, a redirect/],
+	['html-200', /Unexpected answer from 127\.0\.0\.1:\d+ \(HTTP 200, text\/html/],
+	['empty-200', /Unexpected answer .*an empty body/],
+	['wrong-shape-200', /Unexpected answer .*JSON of another shape/],
+	['5xx-ratelimit-text', /may have been delivered/i],
+	['echo-key', /./],
+];
+
+describe.each(sends)('%s against answers we did not design for', (operation, credential, parameters) => {
+	test.each(faults)('%s: no second origin, at most one delivery, no false success', async (step, message) => {
+		// Send Template reads the templates first: the fault hits the send itself.
+		await e2e.emulator.setFaults({ script: operation === 'sendTemplate' ? ['ok', step] : [step] });
+		const { execution } = await runNode(e2e, packageNode(ctx, { name: 'Send', credential, continueOnFail: true, parameters }));
+		expect(execution.status).toBe('success');
+		const [item] = outputItems(execution, 'Send');
+		expect(item.success).toBeUndefined();
+		expect(String(item.error)).toMatch(message);
+		const trap = await e2e.emulator.trap();
+		expect(trap.requests).toEqual([]);
+		const state = await e2e.emulator.state();
+		expect(state.deliveries).toBeLessThanOrEqual(1);
+		expect(state.duplicates).toEqual([]);
+		// A send is never tried twice after any of these.
+		expect(state.requests.filter((request) => request.api === operation.replace('sendDashboard', 'dashboard').replace('sendAlternative', 'alternative').replace('sendTemplate', 'templateSend'))).toHaveLength(1);
+		expect(expectNoSecrets(ctx, execution.raw)).toEqual([]);
+	});
+});
+
+describe('stopping is prompt through the real server', () => {
+	const pacedSend = (continueOnFail: boolean) =>
+		packageNode(ctx, {
+			name: 'Send',
+			continueOnFail,
+			parameters: {
+				resource: 'message',
+				operation: 'send',
+				phone: '={{ $json.phone }}',
+				text: '={{ $json.text }}',
+				// Not shared: the sends of the tests before would otherwise still count in this minute.
+				options: { maxPerMinute: 6, maxConcurrent: 4, shareLimitsAcrossExecutions: false },
+			},
+		});
+	const items = Array.from({ length: 40 }, (_, index) => ({ phone: `+1415555${String(1000 + index)}`, text: `paced ${index}` }));
+
+	test('a paced run (6/min, 4 at once, 40 items) whose first item fails ends within 1 s', async () => {
+		await e2e.emulator.setFaults({ script: ['5xx-after'] });
+		const { execution } = await runNode(e2e, pacedSend(false), { items });
+		expect(execution.status).toBe('error');
+		const [failed] = await e2e.emulator.apiRequests();
+		const stoppedAt = Date.parse(String(execution.raw.stoppedAt));
+		expect(stoppedAt - failed.at).toBeLessThan(1_000);
+		expect(await e2e.emulator.apiRequests()).toHaveLength(1);
+	});
+
+	test('the same run stopped from n8n ends within 1 s', async () => {
+		const trigger = await e2e.rest.createWorkflow({
+			name: 'e2e paced run to stop',
+			nodes: [
+				{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				pacedSend(false),
+			],
+			connections: { Start: { main: [[{ node: 'Send', type: 'main', index: 0 }]] } },
+			settings: { executionOrder: 'v1' },
+			pinData: { Start: items.map((json) => ({ json })) },
+		});
+		const started = await e2e.rest.runManually(trigger.id, { triggerToStartFrom: { name: 'Start' } });
+		const executionId = started.executionId!;
+		// Wait for the first send: the run is then sitting in its 10 s pacing waits.
+		const deadline = Date.now() + 20_000;
+		while ((await e2e.emulator.apiRequests()).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+		const stopAt = Date.now();
+		await e2e.rest.post(`/rest/executions/${executionId}/stop`, {});
+		const execution = await e2e.rest.waitForExecution(executionId, 10_000);
+		expect(execution.status).toBe('canceled');
+		expect(Date.parse(String(execution.raw.stoppedAt)) - stopAt).toBeLessThan(1_000);
+		expect(await e2e.emulator.apiRequests()).toHaveLength(1);
+	});
+});
