@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * Local emulator of the messaging notification service (spec:
  * ../shared/spec/messaging-service-interface.md), for unit, engine, e2e tests and the
