@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- not shipped: the benchmark, run by Node outside n8n (README: Lint) */
 /**
  * `npm run bench` (= npm run build && tsx bench/run.ts): performance of the Messaging node's
  * direct send in n8n's real engine, against a raw HTTP client and n8n's HTTP Request node, on a

@@ -31,7 +31,7 @@ export class MessagingAuthorizationKeyApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			required: true,
-			placeholder: 'https://dashboard.example.com',
+			placeholder: 'e.g. https://dashboard.example.com',
 			description: 'Base URL of the dashboard; requests go to /api/messaging/messages/v2.0.0/send below it',
 		},
 	];

@@ -37,7 +37,7 @@ export class MessagingBearerApi implements ICredentialType {
 			name: 'sendBaseUrl',
 			type: 'string',
 			default: '',
-			placeholder: 'https://api.example.com/api:AbC123',
+			placeholder: 'e.g. https://api.example.com/api:AbC123',
 			description:
 				'Base URL of the direct send API (host + /api:&lt;group ID&gt;). Needed for Message → Send.',
 		},
@@ -46,7 +46,7 @@ export class MessagingBearerApi implements ICredentialType {
 			name: 'templateSendBaseUrl',
 			type: 'string',
 			default: '',
-			placeholder: 'https://api.example.com/api:DeF456',
+			placeholder: 'e.g. https://api.example.com/api:DeF456',
 			description:
 				'Base URL of the template send API (host + /api:&lt;group ID&gt;). Needed for Message → Send Template.',
 		},
@@ -55,7 +55,7 @@ export class MessagingBearerApi implements ICredentialType {
 			name: 'templatesBaseUrl',
 			type: 'string',
 			default: '',
-			placeholder: 'https://api.example.com/api:GhI789',
+			placeholder: 'e.g. https://api.example.com/api:GhI789',
 			description:
 				'Base URL of the list templates API (host + /api:&lt;group ID&gt;). Needed for Template → Get Many and the template picker.',
 		},
@@ -64,7 +64,7 @@ export class MessagingBearerApi implements ICredentialType {
 			name: 'sandboxBaseUrl',
 			type: 'string',
 			default: '',
-			placeholder: 'http://sandbox.example.com',
+			placeholder: 'e.g. http://sandbox.example.com',
 			description: 'Base URL of the sandbox plants API (plain http is allowed). Needed for the Sandbox Plants node.',
 		},
 	];

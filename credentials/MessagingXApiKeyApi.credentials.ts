@@ -30,7 +30,7 @@ export class MessagingXApiKeyApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			required: true,
-			placeholder: 'https://api.example.com',
+			placeholder: 'e.g. https://api.example.com',
 			description: 'Base URL of the API; requests go to /v1/messages below it',
 		},
 	];

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- not shipped: a developer script, run by Node outside n8n (README: Lint) */
 /**
  * `npm run demo`: builds the package if needed, starts the service emulator on 127.0.0.1,
  * runs the example workflows through n8n's real execution engine (n8n-core), and prints

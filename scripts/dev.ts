@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- not shipped: a developer script, run by Node outside n8n (README: Lint) */
 /**
  * `npm run dev`: a real n8n 2.41 with this working tree's nodes, against the emulator.
  *
@@ -19,7 +20,7 @@
  * Data lives in .n8n-dev/ (git-ignored); the n8n log is .n8n-dev/n8n.log.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { communityNodesDir, PACKAGE_NAME, REPO_ROOT, writeNodesPackageJson } from '../test/e2e/support/n8n';
 import { missingPackageTypes, startStack, type Stack } from '../test/e2e/support/stack';
@@ -68,7 +69,7 @@ function syncPackage(): void {
 function installDevPackage(): void {
 	rmSync(packageTarget(), { recursive: true, force: true });
 	syncPackage();
-	const { version } = require(join(REPO_ROOT, 'package.json')) as { version: string };
+	const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
 	writeNodesPackageJson(communityNodesDir(USER_FOLDER), version);
 }
 
@@ -83,7 +84,10 @@ async function main(): Promise<void> {
 	say('building the package (npm run build)');
 	await run('npm', ['run', 'build', '--silent']);
 
+	// Assigned further down, but stopAll (a signal) can run before that: hence let, not const.
+	// eslint-disable-next-line prefer-const
 	let tsc: ChildProcess | undefined;
+	// eslint-disable-next-line prefer-const
 	let watcher: FSWatcher | undefined;
 	let stack: Stack | undefined;
 	let stopping = false;

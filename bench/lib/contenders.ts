@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- not shipped: the benchmark, run by Node outside n8n (README: Lint) */
 /**
  * The three ways the benchmark sends the same N direct sends (POST {sendBaseUrl}/send,
  * JSON {phone, text}, Authorization: Bearer):

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- not shipped: the benchmark, run by Node outside n8n (README: Lint) */
 /**
  * The messaging service emulator in its own process (test/emulator/cli.ts), driven through
  * its control API (/__emulator/*). The benchmark keeps the emulator out of the engine's

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- not shipped: the benchmark, run by Node outside n8n (README: Lint) */
 /**
  * n8n's own HTTP Request node (n8n-nodes-base of the pinned n8n 2.41.1, installed by
  * scripts/install-n8n.sh) loaded into the SAME engine the harness runs our node in.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- not shipped: the benchmark, run by Node outside n8n (README: Lint) */
 /**
  * What one measured run records: wall time, CPU time of this process, RSS peak (sampled),
  * event-loop delay, new TCP connections and n8n expression evaluations.

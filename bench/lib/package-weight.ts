@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- not shipped: the benchmark, run by Node outside n8n (README: Lint) */
 /**
  * What installing the package costs: `npm pack --dry-run --json` sizes, and the cold
  * `require` time of each dist file n8n loads (package.json n8n.nodes / n8n.credentials), each

@@ -8,7 +8,7 @@ export function phoneNumberField(name: string, displayName: string): INodeProper
 		type: 'string',
 		required: true,
 		default: '',
-		placeholder: '+14155550123',
+		placeholder: 'e.g. +14155550123',
 		description:
 			'Recipient number in international E.164 format (+, country code, number). Spaces, dashes, dots and brackets are ignored; a leading 00 counts as +.',
 	};

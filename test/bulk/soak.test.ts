@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * Fault soak: thousands of direct sends with Continue On Fail while the emulator injects every
  * kind of fault the retry policy must tell apart (README "Bulk sending: fast and safe"):

@@ -1,10 +1,12 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * The editor, in headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core;
  * install it with scripts/e2e-install-chromium.sh): open a workflow whose Messaging node is
  * on Message → Send Template with its credential preselected, open the Template list (the
  * emulator's templates appear), pick the 2-variable appointment reminder (Body 1 and Body 2
  * appear), fill them, press "Execute step", and check what the service received.
- * Screenshots go to docs/editor-*.png.
+ * Screenshots go to test/e2e/.work/screenshots/ (git-ignored); with E2E_UPDATE_SCREENSHOTS=1
+ * they replace the README's docs/editor-*.png.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,12 +16,14 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { RequestRecord } from '../emulator/types';
 import { manualTrigger, MESSAGING, chain, useE2e } from './support/harness';
 import { REPO_ROOT } from './support/n8n';
+import { chromiumPath } from './support/prerequisites';
 import type { WorkflowNode } from './support/rest';
 
 const e2e = useE2e();
 const { ctx } = e2e;
-const CHROMIUM = process.env.E2E_CHROMIUM ?? '/usr/bin/chromium';
-const DOCS = join(REPO_ROOT, 'docs');
+const CHROMIUM = chromiumPath();
+// A normal run must leave the work tree clean: the tracked pictures change only when asked.
+const SCREENSHOTS = process.env.E2E_UPDATE_SCREENSHOTS === '1' ? join(REPO_ROOT, 'docs') : join(ctx.workDir, 'screenshots');
 const APPOINTMENT_REMINDER = '3f1c2a9e-7b4d-4e8a-9c61-2d5e8f0a1b01';
 const TEMPLATE_NAMES = ['appointment_reminder', 'order_confirmation', 'welcome_message', 'recordatorio_pago', 'spring_sale', 'feature_announcement'];
 
@@ -28,7 +32,7 @@ let userDataDir: string | undefined;
 
 beforeAll(async () => {
 	if (!existsSync(CHROMIUM)) {
-		throw new Error(`${CHROMIUM} is missing: run scripts/e2e-install-chromium.sh (Debian chromium + fonts-liberation) first`);
+		throw new Error(`${CHROMIUM} is missing: run bash scripts/e2e-install-chromium.sh (Debian chromium + fonts-liberation), or set E2E_CHROMIUM`);
 	}
 	userDataDir = mkdtempSync(join(tmpdir(), 'n8n-nodes-messaging-chromium-'));
 	context = await chromium.launchPersistentContext(userDataDir, {
@@ -49,7 +53,7 @@ beforeAll(async () => {
 	});
 	const [name, value] = ctx.cookie.split('=');
 	await context.addCookies([{ name, value, domain: '127.0.0.1', path: '/', httpOnly: true, sameSite: 'Lax' }]);
-	mkdirSync(DOCS, { recursive: true });
+	mkdirSync(SCREENSHOTS, { recursive: true });
 });
 
 afterAll(async () => {
@@ -64,7 +68,7 @@ async function templateSends(): Promise<RequestRecord[]> {
 async function shoot(page: Page, file: string): Promise<void> {
 	await page.mouse.move(5, 895); // no hover effects in the picture
 	await page.waitForTimeout(300);
-	await page.screenshot({ path: join(DOCS, file) });
+	await page.screenshot({ path: join(SCREENSHOTS, file) });
 }
 
 test('Send Template in the editor: template list, variables, Execute step', async () => {

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * The example workflows in examples/*.json, imported as a user would (their credentials
  * re-pointed at the emulator's), run through the real server by their own triggers:
@@ -43,6 +44,8 @@ const published: string[] = [];
 
 async function importExample(file: string, publish: boolean): Promise<SavedWorkflow> {
 	const example = withEmulatorCredentials(loadExample(file));
+	// id and active are taken out only so that `rest` lacks them (n8n assigns both).
+	// eslint-disable-next-line @typescript-eslint/no-unused-vars
 	const { id: _ignored, active: _active, ...rest } = example;
 	const workflow = await e2e.rest.createWorkflow({ ...rest, name: `${example.name} (e2e)` });
 	if (publish) {

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * Global setup of `npm run test:e2e` (vitest.e2e.config.ts): packs the package, installs the
  * tarball where n8n's Community Nodes feature puts packages, starts the emulator (in this

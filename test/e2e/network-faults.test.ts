@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * The safety promise through the real n8n server, against answers real networks give: for
  * every send operation and every fault, no secret and no body at the second origin a redirect

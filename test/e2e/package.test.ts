@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * The package as n8n loads it from the Community Nodes folder: node types, credential
  * types, and the Tool variant n8n generates for `usableAsTool` nodes, used for real by an
@@ -154,6 +155,8 @@ describe('Tool variant (n8n-nodes-messaging.messagingTool)', () => {
 						.map((line) => line.slice(5).trim())
 						.pop() ?? 'null',
 				);
+		// JSON-RPC results of any shape; the test reads the few fields it checks.
+		// eslint-disable-next-line @typescript-eslint/no-explicit-any
 		return { status: response.status, session, body: json as { result?: any; error?: any } };
 	}
 

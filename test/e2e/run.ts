@@ -1,16 +1,36 @@
+/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
- * Runs the end-to-end suite: `vitest run -c vitest.e2e.config.ts [args]`. It exists so the
- * `test:e2e` script can stay `npm run build && tsx test/e2e/run.ts`; calling vitest directly
- * with that config is the same thing. Extra arguments go to vitest (a file, `-t name`, ...).
+ * `npm run test:e2e [args]`: checks the machine first (Chromium, room for the first n8n
+ * install; support/prerequisites.ts), so a missing piece fails in a second with the command
+ * that fixes it instead of after minutes of installing n8n; then `npm run build` and
+ * `vitest run -c vitest.e2e.config.ts [args]`. Extra arguments go to vitest (a file,
+ * `-t name`, ...).
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { e2eProblems } from './support/prerequisites';
 
 const root = join(__dirname, '..', '..');
-const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
-const child = spawn(process.execPath, [vitest, 'run', '-c', 'vitest.e2e.config.ts', ...process.argv.slice(2)], {
-	cwd: root,
-	stdio: 'inherit',
-});
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+const args = process.argv.slice(2);
+
+const problems = e2eProblems(args);
+if (problems.length > 0) {
+	console.error(`test:e2e cannot run on this machine yet:\n${problems.map((problem) => `- ${problem}`).join('\n')}`);
+	process.exit(1);
+}
+
+let child: ReturnType<typeof spawn> | undefined;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child?.kill(signal));
+
+/** Runs a command in the repository with this terminal; resolves with its exit code. */
+function run(command: string, commandArgs: string[]): Promise<number> {
+	child = spawn(command, commandArgs, { cwd: root, stdio: 'inherit' });
+	return new Promise((done) => child!.on('exit', (code, signal) => done(code ?? (signal ? 1 : 0))));
+}
+
+void (async () => {
+	const built = await run('npm', ['run', 'build']);
+	if (built !== 0) process.exit(built);
+	const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
+	process.exit(await run(process.execPath, [vitest, 'run', '-c', 'vitest.e2e.config.ts', ...args]));
+})();

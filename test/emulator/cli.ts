@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * Run the emulator on its own: `npm run emulator -- [--port N] [--latency MS] [--seed N]`
  * (or `npx tsx test/emulator/cli.ts ...`). Prints the URL and credential values ready to

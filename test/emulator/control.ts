@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * Control API under /__emulator/ (no auth; the server listens on loopback only), so that
  * other processes (a real n8n server test, the benchmark) can switch faults and read

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * Seed data: credentials, the account's templates, the sandbox plants and the default
  * account limits. Fixed values, so tests and saved n8n credentials can rely on them.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * Small request/response helpers on top of node:http, shared by the service routes and
  * the control API.

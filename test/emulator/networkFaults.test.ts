@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * The faults real networks, proxies and careless services produce (faults.ts table), seen
  * through a raw node:http client on loopback, so each error is the one a transport sees.

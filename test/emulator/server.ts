@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * The HTTP server: records each request, reads its body, lets the fault layer decide, waits
  * the latency, then runs the route's handler and renders its result or error in the

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- not shipped: the emulator tests read answers of any JSON shape */
 /**
  * Plain-fetch helpers for the emulator's own tests.
  */

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * The redirect trap: a second loopback origin (its own port) that the redirect faults
  * point at. A client that follows a redirect lands here, so this is where a leaked key or

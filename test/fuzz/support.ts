@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * Shared pieces of the bad-input fuzz suite: value generators (phones, texts, wrong types,
  * huge strings, unicode), an independent model of what the node must do with a value, and a

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/node-connection-type-literal, @n8n/community-nodes/node-usable-as-tool, no-console -- not shipped: test code, run by Node outside n8n (README: Lint) */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

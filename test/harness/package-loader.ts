@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * Loads this repository as an n8n community package, with n8n-core's own PackageDirectoryLoader:
  * package.json `n8n.nodes` / `n8n.credentials` (dist/ paths) are required and instantiated, codex

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * One place that loads n8n's runtime (n8n-core, n8n-workflow, @n8n/di) and prepares the process
  * the way an n8n server process is prepared before it executes anything.

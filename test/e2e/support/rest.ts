@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * A small client of n8n 2.41's internal REST API (what the editor uses), authenticated with
  * the `n8n-auth` cookie of a login. Answers come wrapped in `{data}`; this unwraps them.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * The whole e2e stack in one call, shared by the vitest global setup and `npm run dev`:
  * emulator + n8n (with the package and the three credentials) + owner + login.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * What every API handler gets and returns, plus the checks several APIs share:
  * the three authentication schemes, the JSON body rule and the account checks.

@@ -28,7 +28,7 @@ const properties: INodeProperties[] = [
 				name: 'attachment',
 				type: 'string',
 				default: '',
-				placeholder: 'https://example.com/files/invoice.pdf',
+				placeholder: 'e.g. https://example.com/files/invoice.pdf',
 				description:
 					'Public URL of one file to send with the message: images .jpeg/.png (5 MB), videos .mp4/.3gp (16 MB), documents .pdf/.doc/.xls/.ppt/.txt (100 MB), audio .mp3/.aac/.m4a/.ogg (16 MB)',
 			},
@@ -37,7 +37,7 @@ const properties: INodeProperties[] = [
 				name: 'filename',
 				type: 'string',
 				default: '',
-				placeholder: 'invoice.pdf',
+				placeholder: 'e.g. invoice.pdf',
 				description: 'Name the recipient sees for the attachment. Defaults to the last part of the URL.',
 			},
 		],

@@ -40,7 +40,7 @@ const properties: INodeProperties[] = [
 				name: 'language',
 				type: 'string',
 				default: '',
-				placeholder: 'en_US',
+				placeholder: 'e.g. en_US',
 				description: 'Only templates in this language code (en also matches en_US)',
 			},
 			{
