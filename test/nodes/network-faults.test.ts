@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * Answers a real network gives that the service never designed: resets and closes after the
  * request was processed, redirects to a second origin, 200s that are not the service, a 5xx

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * The limiter (nodes/shared/transport/limiter.ts) on its own, with real timers: who starts,
  * when, and in which order. Timings are measured with Date.now() (the limiter's own clock);

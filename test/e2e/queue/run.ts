@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * Queue mode, for real (`npm run test:queue`): n8n's distributed engine with this package.
  *

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * PostgreSQL and Redis from Debian's packages, for the queue-mode scenario: each on a free
  * 127.0.0.1 port (no Unix socket), with its data in a private folder that stop() removes.

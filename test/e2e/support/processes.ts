@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * Long-running child processes of the end-to-end runs (n8n, and for the queue-mode scenario
  * PostgreSQL and Redis): each in its own process group, its output in a log file, started
