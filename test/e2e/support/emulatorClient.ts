@@ -2,7 +2,7 @@
  * The emulator's HTTP control API (test/emulator/control.ts), for test files that run in a
  * vitest worker while the emulator itself runs in the global setup's process.
  */
-import type { AccountPatch, FaultsPatch, PlantRecord, RequestRecord } from '../../emulator/types';
+import type { AccountPatch, FaultsPatch, PlantRecord, RequestRecord, TemplatePatch, TemplateRecord } from '../../emulator/types';
 
 export interface EmulatorStateAnswer {
 	requestCount: number;
@@ -33,6 +33,8 @@ export class EmulatorClient {
 	reset = () => this.call<{ ok: true }>('POST', 'reset', {});
 	setAccount = (patch: AccountPatch & { notOnPlatform?: string[] }) => this.call('POST', 'account', patch);
 	setFaults = (patch: FaultsPatch) => this.call('POST', 'faults', patch);
+	/** Changes a template as the dashboard would (reset() brings back the seeds). */
+	setTemplate = (patch: TemplatePatch) => this.call<TemplateRecord>('POST', 'templates', patch);
 
 	async requests(): Promise<RequestRecord[]> {
 		return (await this.state()).requests;
