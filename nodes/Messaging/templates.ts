@@ -40,43 +40,136 @@ export async function accountTemplates(this: IExecuteFunctions, run: Run, itemIn
 
 export interface TemplateVariable {
 	name: string;
+	/** What the editor shows: the words around the variable, and its name: "…appointment on {2}. (Body 2)" */
 	label: string;
 }
 
-const MEDIA_TOKEN = /\[m(?:edia)?(?::[^\]]*)?\]|\{\{\s*media\s*\}\}/i;
-const BUTTON_TOKEN = /\[(?:u|url|btn|button)(?::[^\]]*)?\]|visit_website/i;
-const BODY_TOKEN = /\[b(?:ody)?:(\d+)\]|\{\{\s*(?:body)?(\d+)\s*\}\}|\bbody(\d+)\b/gi;
+/**
+ * One placeholder of `template_formate`. The spec shows only the shape `[b:7]`; the emulator
+ * writes `[b:1]` (body), `[m:media]` (media header) and `[u:visit_website]` (button URL
+ * parameter). `[body:1]`, `{{1}}`, `{{body1}}`, `{{media}}` and a bare `visit_website` are
+ * read too, so a service that writes them another way still gets the right fields.
+ */
+const PLACEHOLDER =
+	/\[b(?:ody)?:(\d+)\]|\{\{\s*(?:body)?(\d+)\s*\}\}|\bbody(\d+)\b|(\[m(?:edia)?(?::[^\]]*)?\]|\{\{\s*media\s*\}\})|(\[(?:u|url|btn|button)(?::[^\]]*)?\]|\bvisit_website\b)/gi;
+
+/** The variable a placeholder match stands for. */
+function variableOf(match: RegExpMatchArray): string {
+	const body = match[1] ?? match[2] ?? match[3];
+	if (body !== undefined) return `body${Number(body)}`;
+	return match[4] !== undefined ? 'media' : 'visit_website';
+}
+
+/** How a variable shows in readable template text: {1}, {media}, {link}. */
+function readableToken(variable: string): string {
+	if (variable === 'media') return '{media}';
+	if (variable === 'visit_website') return '{link}';
+	return `{${variable.slice('body'.length)}}`;
+}
+
+/** The template's text as a person reads it: "Hello {1}, your appointment on {2}." on one line. */
+export function templateText(record: TemplateRecord): string {
+	const format = typeof record.template_formate === 'string' ? record.template_formate : '';
+	return format
+		.replace(PLACEHOLDER, (...match) => readableToken(variableOf(match as unknown as RegExpMatchArray)))
+		.replace(/\s+/g, ' ')
+		.trim();
+}
+
+/** `text` cut to at most `max` characters at a word boundary, with "…" where it was cut. */
+export function shortened(text: string, max: number): string {
+	if (text.length <= max) return text;
+	const cut = text.slice(0, max - 1);
+	const space = cut.lastIndexOf(' ');
+	return `${(space > max / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/**
+ * The words just around `token` in `text`, about `max` characters, cut at word boundaries.
+ * Mostly the words before it: they usually say what the value is ("appointment on {2}").
+ */
+function around(text: string, token: string, max: number): string | undefined {
+	const at = text.indexOf(token);
+	if (at < 0) return undefined;
+	if (text.length <= max) return text;
+	const room = Math.max(0, max - token.length);
+	const afterRoom = Math.min(text.length - at - token.length, Math.floor(room / 4));
+	let start = Math.max(0, at - (room - afterRoom));
+	let end = Math.min(text.length, at + token.length + (room - (at - start)));
+	// Whole words only: a cut inside a word moves to the nearest space towards the token.
+	if (start > 0 && text[start - 1] !== ' ') {
+		const space = text.indexOf(' ', start);
+		start = space >= 0 && space < at ? space + 1 : at;
+	}
+	if (end < text.length && text[end] !== ' ') {
+		const space = text.lastIndexOf(' ', end);
+		end = space >= at + token.length ? space : at + token.length;
+	}
+	const words = text.slice(start, end).trim();
+	const head = start > 0 ? '…' : '';
+	// "is confirmed…", not "is confirmed.…"
+	return end < text.length ? `${head}${words.replace(/[\s.,;:!?]+$/, '')}…` : `${head}${words}`;
+}
+
+/** Room for the template's words in a variable's label (n8n 2.41 shows about 26 characters of it). */
+const LABEL_CONTEXT = 22;
 
 /**
  * The variable names a template takes: body1..bodyN, plus `media` when it has a media header
  * and `visit_website` when it has a dynamic button link. `variable_counts` counts every
- * placeholder; `template_formate` shows which kinds there are ([b:1] a body variable,
- * [m:...] media, [u:...] a button URL parameter). When the count is missing, the body
- * placeholders of the format string are counted instead.
+ * placeholder; `template_formate` shows which kinds there are. When the count is missing,
+ * the body placeholders of the format string are counted instead. Each label shows where
+ * the variable sits in the template's text, when the text shows it.
  */
 export function templateVariables(record: TemplateRecord): TemplateVariable[] {
 	const format = typeof record.template_formate === 'string' ? record.template_formate : '';
-	const hasMedia = MEDIA_TOKEN.test(format);
-	const hasButton = BUTTON_TOKEN.test(format);
+	const found = [...format.matchAll(PLACEHOLDER)].map(variableOf);
+	const hasMedia = found.includes('media');
+	const hasButton = found.includes('visit_website');
 	const count = Number(record.variable_counts);
 	let bodies: number;
 	if (Number.isInteger(count) && count >= 0) {
 		bodies = Math.max(0, count - Number(hasMedia) - Number(hasButton));
 	} else {
-		const numbers = [...format.matchAll(BODY_TOKEN)].map((match) => Number(match[1] ?? match[2] ?? match[3]));
+		const numbers = found.filter((name) => name.startsWith('body')).map((name) => Number(name.slice('body'.length)));
 		bodies = numbers.length > 0 ? Math.max(...numbers) : 0;
 	}
-	const variables: TemplateVariable[] = [];
-	for (let n = 1; n <= bodies; n++) {
-		variables.push({ name: `body${n}`, label: `Body ${n}` });
-	}
-	if (hasMedia) variables.push({ name: 'media', label: 'Media URL' });
-	if (hasButton) variables.push({ name: 'visit_website', label: 'Website Button Parameter' });
-	return variables;
+	const names: Array<[string, string]> = [];
+	for (let n = 1; n <= bodies; n++) names.push([`body${n}`, `Body ${n}`]);
+	if (hasMedia) names.push(['media', 'Media URL']);
+	if (hasButton) names.push(['visit_website', 'Button link']);
+	const text = templateText(record);
+	return names.map(([name, title]) => {
+		const context = around(text, readableToken(name), LABEL_CONTEXT);
+		// The words first: n8n cuts a field's label after about 26 characters at its default width.
+		return { name, label: context ? `${context} (${title})` : title };
+	});
 }
 
-/** How a template reads in the picker: "order_confirmation (en_US · UTILITY · APPROVED)". */
+export const isApproved = (record: TemplateRecord) => String(record.status ?? '').toUpperCase() === 'APPROVED';
+
+/** Why a template that is not approved cannot be sent, for the picker and the run-time error. */
+export function notSendable(record: TemplateRecord): string {
+	const status = String(record.status ?? '').toUpperCase();
+	if (status === 'PENDING') return 'PENDING, cannot be sent yet';
+	return `${status === '' ? 'status unknown' : status}, cannot be sent`;
+}
+
+/**
+ * How a template reads in the picker, which in n8n 2.41 shows one line per template and no
+ * description: "appointment_reminder (en) — Hello {1}, this is a reminder of your…", and for
+ * one that is not approved "spring_sale (en) — REJECTED, cannot be sent: Spring sale! …".
+ */
 export function templateLabel(record: TemplateRecord): string {
-	const facts = [record.language, record.category, record.status].filter((fact) => typeof fact === 'string' && fact !== '');
-	return facts.length > 0 ? `${record.name} (${facts.join(' · ')})` : record.name;
+	const language = typeof record.language === 'string' && record.language !== '' ? ` (${record.language})` : '';
+	const text = shortened(templateText(record), 80);
+	const mark = isApproved(record) ? '' : notSendable(record);
+	const detail = [mark, text].filter((part) => part !== '').join(': ');
+	return `${record.name}${language}${detail === '' ? '' : ` — ${detail}`}`;
+}
+
+/** The picker's second line where n8n shows one: category, status and the text, shortened. */
+export function templateDescription(record: TemplateRecord): string {
+	const facts = [record.category, record.status].filter((fact) => typeof fact === 'string' && fact !== '');
+	return [facts.join(' · '), shortened(templateText(record), 80)].filter((part) => part !== '').join(' — ');
 }

@@ -3,8 +3,9 @@
  * The editor, in headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core;
  * install it with scripts/e2e-install-chromium.sh): open a workflow whose Messaging node is
  * on Message → Send Template with its credential preselected, open the Template list (the
- * emulator's templates appear), pick the 2-variable appointment reminder (Body 1 and Body 2
- * appear), fill them, press "Execute step", and check what the service received.
+ * emulator's templates appear, each with its text, the ones that cannot be sent marked), pick
+ * the 2-variable appointment reminder (Body 1 and Body 2 appear, each label with the words
+ * around its placeholder), fill them, press "Execute step", and check what the service received.
  * Screenshots go to test/e2e/.work/screenshots/ (git-ignored); with E2E_UPDATE_SCREENSHOTS=1
  * they replace the README's docs/editor-*.png.
  */
@@ -122,7 +123,15 @@ test('Send Template in the editor: template list, variables, Execute step', asyn
 		await items.first().waitFor({ timeout: 20_000 });
 		const names = await items.allInnerTexts();
 		for (const template of TEMPLATE_NAMES) expect(names.join('\n')).toContain(template);
-		await expect.poll(async () => await page.getByText('appointment_reminder (en · UTILITY · APPROVED)').isVisible()).toBe(true);
+		// Each entry shows the template's text, placeholders as {1}, {2}; approved ones first,
+		// the others marked as not sendable.
+		expect(names).toContain('appointment_reminder (en) — Hello {1}, this is a reminder of your appointment on {2}.');
+		expect(names).toContain('spring_sale (en) — REJECTED, cannot be sent: Spring sale! Get {1} off everything this week.');
+		expect(names.find((name) => name.startsWith('feature_announcement'))).toMatch(/^feature_announcement \(en_US\) — PENDING, cannot be sent yet: Hi \{1\}/);
+		const firstUnsendable = names.findIndex((name) => /cannot be sent/.test(name));
+		expect(firstUnsendable).toBe(4);
+		expect(names.slice(firstUnsendable).every((name) => /cannot be sent/.test(name))).toBe(true);
+		await expect.poll(async () => await items.filter({ hasText: 'appointment_reminder' }).isVisible()).toBe(true);
 		await shoot(page, 'editor-template-list.png');
 
 		// Picking the reminder loads its variables (resource mapper): Body 1, Body 2.
@@ -132,7 +141,11 @@ test('Send Template in the editor: template list, variables, Execute step', asyn
 		await body1.waitFor({ timeout: 20_000 });
 		await body2.waitFor();
 		const mapper = ndv.locator('[data-test-id="resource-mapper-container"]');
-		expect(await mapper.innerText()).toMatch(/Body 1[\s\S]*Body 2/);
+		// Each variable's label says where it goes in the template's text.
+		const labels = (await mapper.innerText()).replace(/[ \t]+/g, ' ');
+		expect(labels).toContain('Hello {1}, this is a… (Body 1)');
+		expect(labels).toContain('…appointment on {2}. (Body 2)');
+		expect(labels.indexOf('(Body 1)')).toBeLessThan(labels.indexOf('(Body 2)'));
 		expect(await ndv.locator('[data-test-id="parameter-input-media"]').count()).toBe(0);
 		await body1.fill('Ada Lovelace');
 		await body2.fill('Friday 10:30');

@@ -59,20 +59,24 @@ describe('no credits (direct send: {message: "Message sending failed | Reason: .
 	});
 });
 
-test('template send ({error: {code, message}}): a rejected template fails with the service reason', async () => {
+// A rejected template never reaches the service (the node checks the live template first,
+// see templates.test.ts); an account without credits is what the template send itself refuses.
+test('template send ({error: {code, message}}): no credits fails with the service reason', async () => {
+	await e2e.emulator.setAccount({ credits: 0 });
 	const node = packageNode(ctx, {
 		name: 'Send Template',
 		parameters: {
 			resource: 'message',
 			operation: 'sendTemplate',
 			phoneNumber: '+14155550123',
-			template: { __rl: true, mode: 'id', value: 'deadbeef-5678-4bcd-9ef0-123456789a04' }, // spring_sale, REJECTED
-			variables: { mappingMode: 'defineBelow', value: { body1: '20%' }, matchingColumns: [], schema: [] },
+			template: { __rl: true, mode: 'id', value: '3f1c2a9e-7b4d-4e8a-9c61-2d5e8f0a1b01' }, // appointment_reminder
+			variables: { mappingMode: 'defineBelow', value: { body1: 'Ada', body2: 'Friday' }, matchingColumns: [], schema: [] },
 		},
 	});
 	const { execution } = await runNode(e2e, node);
 	expect(execution.status).toBe('error');
-	expect(failure(execution).message).toMatch(/spring_sale is REJECTED, not APPROVED/);
+	expect(failure(execution).message).toMatch(/Insufficient credits, account balance too low/);
+	expect((await e2e.emulator.apiRequests()).find((r) => r.api === 'templateSend')).toMatchObject({ status: 402 });
 });
 
 test('dashboard send ({success: false, message, details}): an expired subscription fails with the service reason', async () => {

@@ -121,11 +121,10 @@ describe('Messaging: Message', () => {
 		const { execution } = await runNode(e2e, node, { items: [{ name: 'Ada' }] });
 		expectSucceeded(execution);
 
+		// First the account's templates (the item is checked against the live template), then the send.
 		const requests = await apiRequests();
-		expect(requests).toHaveLength(1);
-		const [request] = requests;
-		expect(request.method).toBe('POST');
-		expect(request.path).toBe(PATHS.templateSend);
+		expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET ${PATHS.templates}`, `POST ${PATHS.templateSend}`]);
+		const request = requests[1];
 		expect(request.headers.authorization).toBe(BEARER);
 		expect(request.headers['content-type']).toMatch(/^application\/json\b/);
 		expect(request.body).toEqual({
@@ -151,14 +150,15 @@ describe('Messaging: Message', () => {
 					__rl: true,
 					mode: 'list',
 					value: APPOINTMENT_REMINDER,
-					cachedResultName: 'appointment_reminder (en · UTILITY · APPROVED)',
+					cachedResultName: 'appointment_reminder (en) — Hello {1}, this is a reminder of your appointment on {2}.',
 				},
 				variables: variablesMapper({ body1: '={{ $json.name }}', body2: '={{ $json.day }}' }),
 			},
 		});
 		const { execution } = await runNode(e2e, node, { items: [{ phone: '0044 20 7946 0958', name: 'Alan', day: 23 }] });
 		expectSucceeded(execution);
-		const [request] = await apiRequests();
+		const [read, request] = await apiRequests();
+		expect(read.path).toBe(PATHS.templates);
 		expect(request.path).toBe(PATHS.templateSend);
 		expect(request.body).toEqual({
 			template: APPOINTMENT_REMINDER,
@@ -325,7 +325,10 @@ describe('what the editor loads through the server', () => {
 			},
 		);
 		expect(list.results.map((r) => r.value)).toContain(APPOINTMENT_REMINDER);
-		expect(list.results.find((r) => r.value === APPOINTMENT_REMINDER)?.name).toMatch(/^appointment_reminder\b/);
+		expect(list.results.find((r) => r.value === APPOINTMENT_REMINDER)).toMatchObject({
+			name: 'appointment_reminder (en) — Hello {1}, this is a reminder of your appointment on {2}.',
+			description: 'UTILITY · APPROVED — Hello {1}, this is a reminder of your appointment on {2}.',
+		});
 
 		const fields = await e2e.rest.post<{ fields: Array<{ id: string; displayName: string; required: boolean }> }>(
 			'/rest/dynamic-node-parameters/resource-mapper-fields',
@@ -338,8 +341,8 @@ describe('what the editor loads through the server', () => {
 			},
 		);
 		expect(fields.fields.map((f) => [f.id, f.displayName, f.required])).toEqual([
-			['body1', 'Body 1', true],
-			['body2', 'Body 2', true],
+			['body1', 'Hello {1}, this is a… (Body 1)', true],
+			['body2', '…appointment on {2}. (Body 2)', true],
 		]);
 
 		// order_confirmation: three bodies, a media header and a button URL parameter.

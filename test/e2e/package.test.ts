@@ -4,10 +4,9 @@
  * types, and the Tool variant n8n generates for `usableAsTool` nodes, used for real by an
  * MCP Server Trigger (an AI client calling the tool ends in a message at the service).
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeEach, describe, expect, test } from 'vitest';
 import { MESSAGING, MESSAGING_TOOL, PKG, SANDBOX_PLANTS, useE2e } from './support/harness';
-import { RestError } from './support/rest';
+import { createMcpWorkflow, mcpCall, openMcpSession } from './support/mcp';
 
 const e2e = useE2e();
 const { ctx } = e2e;
@@ -96,109 +95,29 @@ describe('n8n loaded the package', () => {
 });
 
 describe('Tool variant (n8n-nodes-messaging.messagingTool)', () => {
-	/** An MCP Server Trigger exposing the Messaging tool: no LLM needed to call it. */
-	async function createMcpWorkflow(path: string) {
-		const trigger = {
-			id: randomUUID(),
-			name: 'MCP Server Trigger',
-			type: '@n8n/n8n-nodes-langchain.mcpTrigger',
-			typeVersion: 2,
-			position: [0, 0] as [number, number],
-			parameters: { path },
-			webhookId: randomUUID(),
-		};
-		const tool = {
-			id: randomUUID(),
-			name: 'Send Message',
-			type: MESSAGING_TOOL,
-			typeVersion: 1,
-			position: [0, 200] as [number, number],
-			parameters: {
-				descriptionType: 'manual',
-				toolDescription: 'Send a text message to a phone number',
-				resource: 'message',
-				operation: 'send',
-				phone: "={{ $fromAI('phone', 'Recipient number in E.164 format', 'string') }}",
-				text: "={{ $fromAI('text', 'The message text', 'string') }}",
-			},
-			credentials: { messagingBearerApi: ctx.credentials.messagingBearerApi },
-		};
-		return await e2e.rest.createWorkflow({
-			name: `e2e messaging tool over MCP ${path}`,
-			nodes: [trigger, tool],
-			connections: { 'Send Message': { ai_tool: [[{ node: 'MCP Server Trigger', type: 'ai_tool', index: 0 }]] } },
-			settings: { executionOrder: 'v1' },
-		});
-	}
-
-	/** One JSON-RPC call over MCP's streamable HTTP transport (answers may come as SSE). */
-	async function mcpCall(url: string, message: Record<string, unknown>, sessionId?: string) {
-		const response = await fetch(url, {
-			method: 'POST',
-			headers: {
-				'content-type': 'application/json',
-				accept: 'application/json, text/event-stream',
-				...(sessionId ? { 'mcp-session-id': sessionId } : {}),
-			},
-			body: JSON.stringify({ jsonrpc: '2.0', ...message }),
-			signal: AbortSignal.timeout(60_000),
-		});
-		const text = await response.text();
-		const session = response.headers.get('mcp-session-id') ?? sessionId;
-		if (!('id' in message)) return { status: response.status, session, body: undefined };
-		const json = text.trim().startsWith('{')
-			? JSON.parse(text)
-			: JSON.parse(
-					text
-						.split('\n')
-						.filter((line) => line.startsWith('data:'))
-						.map((line) => line.slice(5).trim())
-						.pop() ?? 'null',
-				);
-		// JSON-RPC results of any shape; the test reads the few fields it checks.
-		// eslint-disable-next-line @typescript-eslint/no-explicit-any
-		return { status: response.status, session, body: json as { result?: any; error?: any } };
-	}
-
 	test('is saved and published without an unknown-node error, and an MCP client can send a message with it', async () => {
 		const path = `messaging-e2e-${Date.now()}`;
-		const workflow = await createMcpWorkflow(path);
+		const workflow = await createMcpWorkflow(e2e, path, 'Send Message', {
+			descriptionType: 'manual',
+			toolDescription: 'Send a text message to a phone number',
+			resource: 'message',
+			operation: 'send',
+			phone: "={{ $fromAI('phone', 'Recipient number in E.164 format', 'string') }}",
+			text: "={{ $fromAI('text', 'The message text', 'string') }}",
+		});
 		const saved = await e2e.rest.getWorkflow(workflow.id);
 		expect(saved.nodes.map((n) => n.type)).toContain(MESSAGING_TOOL);
 
-		try {
-			await e2e.rest.activateWorkflow(workflow.id);
-			activated.push(workflow.id);
-		} catch (error) {
-			throw new Error(`Publishing a workflow with the Messaging tool failed: ${(error as RestError).message}`);
-		}
+		activated.push(workflow.id);
+		const mcp = await openMcpSession(e2e, workflow.id, path);
 
-		const url = `${ctx.baseUrl}/mcp/${path}`;
-		const initialize = {
-			id: 1,
-			method: 'initialize',
-			params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'e2e', version: '1.0.0' } },
-		};
-		// The production webhook answers a moment after publishing.
-		let init = await mcpCall(url, initialize);
-		for (let attempt = 0; init.status === 404 && attempt < 40; attempt++) {
-			await new Promise((r) => setTimeout(r, 250));
-			init = await mcpCall(url, initialize);
-		}
-		expect(init.status, JSON.stringify(init.body)).toBe(200);
-		await mcpCall(url, { method: 'notifications/initialized' }, init.session);
-
-		const list = await mcpCall(url, { id: 2, method: 'tools/list', params: {} }, init.session);
+		const list = await mcpCall(mcp.url, { id: 2, method: 'tools/list', params: {} }, mcp.session);
 		const tools = (list.body?.result?.tools ?? []) as Array<{ name: string; inputSchema: { properties?: Record<string, unknown> } }>;
 		const tool = tools.find((t) => /send.?message/i.test(t.name));
 		expect(tool, JSON.stringify(list.body)).toBeDefined();
 		expect(Object.keys(tool!.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['phone', 'text']));
 
-		const call = await mcpCall(
-			url,
-			{ id: 3, method: 'tools/call', params: { name: tool!.name, arguments: { phone: '+14155550123', text: 'Sent by an AI tool' } } },
-			init.session,
-		);
+		const call = await mcp.callTool(tool!.name, { phone: '+14155550123', text: 'Sent by an AI tool' }, 3);
 		expect(call.body?.error, JSON.stringify(call.body)).toBeUndefined();
 		const content = JSON.stringify(call.body?.result?.content ?? []);
 		expect(content).toContain('Message sent successfully');

@@ -12,6 +12,7 @@
  *   POST /__emulator/faults       partial faults (same as setFaults), answers the new faults
  *   POST /__emulator/account      partial account, notOnPlatform as an array
  *   POST /__emulator/attachments  {url, bytes?, reachable?} (same as setAttachment)
+ *   POST /__emulator/templates    a template change {template_id, ...} (same as setTemplate)
  *   POST /__emulator/reset        everything back to defaults
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -19,7 +20,7 @@ import type { FaultController } from './faults';
 import { readBody, sendJson } from './http';
 import type { EmulatorState } from './state';
 import type { Trap } from './trap';
-import type { Account, AccountPatch, FaultsPatch } from './types';
+import type { Account, AccountPatch, FaultsPatch, TemplatePatch } from './types';
 import { isPlainObject } from './validation';
 
 export interface ControlDeps {
@@ -68,6 +69,10 @@ function actions({ state, faults, trap, reset }: ControlDeps): Record<string, Co
 				reachable: typeof body.reachable === 'boolean' ? body.reachable : undefined,
 			});
 			return { ok: true };
+		},
+		'POST templates': (body) => {
+			if (!isPlainObject(body)) throw new Error('A template change must be a JSON object');
+			return state.setTemplate(body as TemplatePatch); // validated inside
 		},
 		'POST reset': () => {
 			reset();

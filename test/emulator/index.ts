@@ -82,6 +82,7 @@ export async function startEmulator(options: StartOptions = {}): Promise<Emulato
 		setFaults: (patch) => faults.set(patch),
 		resetFaults: () => faults.reset(),
 		setAccount: (patch) => state.applyAccountPatch(patch),
+		setTemplate: (patch) => state.setTemplate(patch),
 		resetAccount: () => state.resetAccount(),
 		setAttachment: (attachmentUrl, info) => void state.attachments.set(attachmentUrl, { ...info }),
 		deliveryCounts: () => state.deliveryCounts(),

@@ -6,7 +6,7 @@
  * (`emulator.requests`, `emulator.account`) stay live.
  */
 import { randomBytes } from 'node:crypto';
-import { defaultAccount, SEED_PLANTS } from './fixtures';
+import { defaultAccount, SEED_PLANTS, TEMPLATES, variableNamesOf } from './fixtures';
 import type {
 	Account,
 	AccountPatch,
@@ -16,6 +16,8 @@ import type {
 	PlantRecord,
 	RequestRecord,
 	SendApi,
+	TemplatePatch,
+	TemplateRecord,
 } from './types';
 
 /** Epoch milliseconds with sub-millisecond resolution and monotonic within a process. */
@@ -27,6 +29,8 @@ export class EmulatorState {
 	readonly deliveries: Delivery[] = [];
 	readonly plants = new Map<number, PlantRecord>();
 	readonly attachments = new Map<string, AttachmentInfo>();
+	/** The account's templates as list templates answers them now (the seeds, until a test changes one). */
+	readonly templates: TemplateRecord[] = [...TEMPLATES];
 
 	/** `${api}|${recipient}|${content}` -> count, kept up to date on every delivery. */
 	private readonly countsByKey = new Map<string, number>();
@@ -133,6 +137,31 @@ export class EmulatorState {
 		}
 	}
 
+	/**
+	 * Changes a template the way the dashboard would (a new text, another status), or adds one
+	 * when no template has the ID. `variable_counts` follows the new text unless given.
+	 */
+	setTemplate(patch: TemplatePatch): TemplateRecord {
+		const strings = ['user_id', 'name', 'category', 'type', 'language', 'status', 'template_formate', 'template_id'];
+		const numbers = ['id', 'variable_counts'];
+		for (const [key, value] of Object.entries(patch)) {
+			if (strings.includes(key) ? typeof value !== 'string' : numbers.includes(key) ? !Number.isInteger(value) : true) {
+				throw new Error(`Template field '${key}' is unknown or of the wrong type`);
+			}
+		}
+		if (typeof patch.template_id !== 'string' || patch.template_id === '') throw new Error("A template patch needs its 'template_id'");
+		const index = this.templates.findIndex((t) => t.template_id === patch.template_id);
+		const base: TemplateRecord =
+			index >= 0
+				? this.templates[index]
+				: { ...TEMPLATES[0], id: Math.max(...this.templates.map((t) => t.id)) + 1, name: `template_${this.templates.length + 1}`, template_formate: '' };
+		const record = { ...base, ...patch };
+		if (patch.variable_counts === undefined) record.variable_counts = variableNamesOf(record.template_formate).length;
+		if (index >= 0) this.templates[index] = record;
+		else this.templates.push(record);
+		return record;
+	}
+
 	resetAccount(): void {
 		const defaults = defaultAccount();
 		Object.assign(this.account, { ...defaults, notOnPlatform: this.account.notOnPlatform });
@@ -148,6 +177,7 @@ export class EmulatorState {
 		this.countsByKey.clear();
 		this.countsByRecipient.clear();
 		this.attachments.clear();
+		this.templates.splice(0, this.templates.length, ...TEMPLATES);
 		this.seedPlants();
 		this.nextSeq = 1;
 	}

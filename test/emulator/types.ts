@@ -219,6 +219,9 @@ export interface TemplateRecord {
 	template_id: string;
 }
 
+/** A change to one template (found by template_id), or a new template. */
+export type TemplatePatch = Partial<TemplateRecord> & { template_id: string };
+
 export interface PlantRecord {
 	id: number;
 	name: string;
@@ -270,8 +273,10 @@ export interface Emulator {
 	readonly tokens: EmulatorTokens;
 	/** Live account switches (same object across resetAccount/reset). */
 	readonly account: Account;
-	/** The seeded template records (frozen). */
+	/** The seeded template records (frozen); what list templates answers until setTemplate. */
 	readonly templates: readonly TemplateRecord[];
+	/** Change a template as the dashboard would, or add one; reset() brings back the seeds. */
+	setTemplate(patch: TemplatePatch): TemplateRecord;
 	/** Variable names per template_id, in placeholder order (e.g. body1, body2, media). */
 	readonly templateVariables: Readonly<Record<string, readonly string[]>>;
 	/** Live list of received API requests (control API calls are not recorded). */

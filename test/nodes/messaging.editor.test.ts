@@ -12,7 +12,7 @@ const editor = (parameters: Record<string, unknown> = {}) => ({
 });
 
 describe('template picker (list search)', () => {
-	it("lists the account's templates live, approved first, with language, category and status", async () => {
+	it("lists the account's templates live, approved first, each with its text, the others marked", async () => {
 		const result = await callListSearch({ ...editor(), method: 'searchTemplates' });
 		const templates = emulator().templates;
 		expect(result.results).toHaveLength(templates.length);
@@ -20,7 +20,12 @@ describe('template picker (list search)', () => {
 		const statuses = result.results.map((entry) => templates.find((t) => t.template_id === entry.value)!.status);
 		const firstOther = statuses.findIndex((status) => status !== 'APPROVED');
 		expect(statuses.slice(firstOther).every((status) => status !== 'APPROVED')).toBe(true);
-		expect(result.results).toContainEqual({ name: 'appointment_reminder (en · UTILITY · APPROVED)', value: APPOINTMENT_REMINDER });
+		expect(result.results).toContainEqual({
+			name: 'appointment_reminder (en) — Hello {1}, this is a reminder of your appointment on {2}.',
+			value: APPOINTMENT_REMINDER,
+			description: 'UTILITY · APPROVED — Hello {1}, this is a reminder of your appointment on {2}.',
+		});
+		expect(result.results.at(-1)?.name).toBe('spring_sale (en) — REJECTED, cannot be sent: Spring sale! Get {1} off everything this week.');
 		const request = emulator().requests[0];
 		expect(request).toMatchObject({ api: 'templates', method: 'GET', path: '/api:tpl2d4e/get_templates' });
 		expect(request.headers.authorization).toBe(`Bearer ${emulator().tokens.bearer}`);
@@ -42,8 +47,8 @@ describe('template variables (resource mapper)', () => {
 	it("shows the picked template's body variables", async () => {
 		const result = await fieldsOf(APPOINTMENT_REMINDER);
 		expect(result.fields.map((field) => [field.id, field.displayName, field.required, field.type])).toEqual([
-			['body1', 'Body 1', true, 'string'],
-			['body2', 'Body 2', true, 'string'],
+			['body1', 'Hello {1}, this is a… (Body 1)', true, 'string'],
+			['body2', '…appointment on {2}. (Body 2)', true, 'string'],
 		]);
 	});
 

@@ -41,9 +41,10 @@ describe('templateVariables', () => {
 });
 
 describe('templateLabel', () => {
-	it('shows name, language, category and status', () => {
-		expect(templateLabel(record({}))).toBe('appointment_reminder (en · UTILITY · APPROVED)');
-		expect(templateLabel(record({ language: undefined, category: '', status: undefined }))).toBe('appointment_reminder');
+	it('shows name, language and the text; a template that cannot be sent is marked', () => {
+		expect(templateLabel(record({}))).toBe('appointment_reminder (en) — Hi {1}, see you on {2}.');
+		expect(templateLabel(record({ language: undefined, status: 'APPROVED', template_formate: undefined }))).toBe('appointment_reminder');
+		expect(templateLabel(record({ language: undefined, status: undefined }))).toBe('appointment_reminder — status unknown, cannot be sent: Hi {1}, see you on {2}.');
 	});
 });
 

@@ -2,7 +2,7 @@
  * The emulator's HTTP control API (test/emulator/control.ts), for test files that run in a
  * vitest worker while the emulator itself runs in the global setup's process.
  */
-import type { AccountPatch, FaultsPatch, PlantRecord, RequestRecord } from '../../emulator/types';
+import type { AccountPatch, FaultsPatch, PlantRecord, RequestRecord, TemplatePatch, TemplateRecord } from '../../emulator/types';
 
 export interface EmulatorStateAnswer {
 	requestCount: number;
@@ -35,6 +35,8 @@ export class EmulatorClient {
 	setFaults = (patch: FaultsPatch) => this.call('POST', 'faults', patch);
 	/** What reached the second origin that the emulator's redirects point at. */
 	trap = () => this.call<{ url: string; requests: Array<{ method: string; path: string; headers: Record<string, string>; body: string }> }>('GET', 'trap');
+	/** Changes a template as the dashboard would (reset() brings back the seeds). */
+	setTemplate = (patch: TemplatePatch) => this.call<TemplateRecord>('POST', 'templates', patch);
 
 	async requests(): Promise<RequestRecord[]> {
 		return (await this.state()).requests;

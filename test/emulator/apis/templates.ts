@@ -4,14 +4,14 @@
  * - POST {templateSendBaseUrl}/send_template_message_by_api, body {template, variables, phone_number}.
  */
 import { ApiError } from '../errors';
-import { TEMPLATE_VARIABLES, TEMPLATES } from '../fixtures';
+import { variableNamesOf } from '../fixtures';
 import { isE164, isPlainObject } from '../validation';
 import { accountProblem, forbidSending, requireBearer, requireJsonObject, type ApiContext, type ApiResult } from './shared';
 
 /** The read-only token may list templates. Query parameters are ignored (no paging in the spec). */
 export function listTemplates(ctx: ApiContext): ApiResult {
 	requireBearer(ctx);
-	return { status: 200, body: TEMPLATES, outcome: 'ok' };
+	return { status: 200, body: ctx.state.templates, outcome: 'ok' };
 }
 
 /**
@@ -23,7 +23,7 @@ export function sendTemplate(ctx: ApiContext): ApiResult {
 	forbidSending(requireBearer(ctx));
 	const { template: templateId, variables, phone_number: phone } = requireJsonObject(ctx);
 
-	const template = TEMPLATES.find((t) => t.template_id === templateId);
+	const template = ctx.state.templates.find((t) => t.template_id === templateId);
 	if (!template) {
 		const reason =
 			typeof templateId === 'string' && templateId !== ''
@@ -37,7 +37,7 @@ export function sendTemplate(ctx: ApiContext): ApiResult {
 	if (!isE164(phone)) {
 		throw new ApiError(400, 'INVALID_PHONE_NUMBER', "'phone_number' must be in international E.164 format, e.g. +14155550123");
 	}
-	const values = checkVariables(TEMPLATE_VARIABLES[template.template_id], variables);
+	const values = checkVariables(variableNamesOf(template.template_formate), variables);
 
 	const problem = accountProblem(ctx.state);
 	if (problem === 'subscription-expired') throw new ApiError(403, 'SUBSCRIPTION_EXPIRED', 'Subscription expired');

@@ -7,7 +7,7 @@ import { firstOf } from '../../../shared/output';
 import type { PreparedItem } from '../../../shared/router';
 import type { Run } from '../../../shared/transport';
 import { asText, ItemInput, quoted } from '../../../shared/validation';
-import { accountTemplates, TEMPLATE_ID_PATTERN, templateVariables } from '../../templates';
+import { accountTemplates, isApproved, TEMPLATE_ID_PATTERN, templateVariables } from '../../templates';
 import type { TemplateRecord } from '../../templates';
 
 export const option = {
@@ -111,12 +111,14 @@ export function checkTemplate(
 ): Record<string, string> {
 	if (!template) input.fail('template', 'Template', `no template with ID ${templateId} in this account; choose one from the list`);
 	const label = `"${template.name}"`;
-	if (String(template.status ?? '').toUpperCase() !== 'APPROVED') {
+	if (!isApproved(template)) {
 		input.fail('template', 'Template', `${label} is ${template.status ?? 'of unknown status'}, not APPROVED; only approved templates can be sent`);
 	}
 	const expected = templateVariables(template).map((variable) => variable.name);
 	const takes = expected.length > 0 ? `it takes ${expected.join(', ')}` : 'it takes no variables';
-	const unknown = [...provided.keys()].filter((name) => !expected.includes(name));
+	// An empty value for a variable the template does not take carries nothing: one mapping can
+	// then serve templates chosen per item that take different variables.
+	const unknown = [...provided].filter(([name, value]) => !expected.includes(name) && value.trim() !== '').map(([name]) => name);
 	if (unknown.length > 0) {
 		input.fail('variables', 'Variables', `template ${label} has no variable ${unknown.map((name) => `"${name}"`).join(', ')}; ${takes}`);
 	}

@@ -1,0 +1,230 @@
+/**
+ * Send Template checks each item against the template as the service has it when the run
+ * starts (one list-templates request per execution), not against the fields the editor
+ * saved: those are missing when the template comes from an expression and stale when the
+ * template changed in the dashboard after the workflow was saved.
+ */
+import type { IDataObject, INodeParameters, ResourceMapperValue } from 'n8n-workflow';
+import { describe, expect, it } from 'vitest';
+
+import { checkTemplate } from '../../nodes/Messaging/actions/message/sendTemplate.operation';
+import { ItemInput } from '../../nodes/shared/validation';
+import type { Emulator } from '../emulator';
+import { callResourceMapper } from '../harness';
+import { APPOINTMENT_REMINDER, mapperValue, runMessaging, useEmulator } from './setup';
+
+const emulator = useEmulator();
+
+const WELCOME_MESSAGE = 'c0ffee00-1234-4abc-8def-0123456789a3';
+const RECORDATORIO_PAGO = 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c05';
+const SPRING_SALE = 'deadbeef-5678-4bcd-9ef0-123456789a04';
+const FEATURE_ANNOUNCEMENT = 'f6e5d4c3-b2a1-4f0e-9d8c-7b6a5f4e3d06';
+
+const sendTemplate = (template: unknown, variables: unknown): INodeParameters =>
+	({ resource: 'message', operation: 'sendTemplate', phoneNumber: '+14155550123', template, variables }) as INodeParameters;
+
+const byId = (value: string) => ({ __rl: true, mode: 'id', value });
+
+const requestsTo = (api: string) => emulator().requests.filter((request) => request.api === api);
+
+/** What the emulator saw: one templates read and no send at all. */
+function expectNothingSent(): void {
+	expect(requestsTo('templates')).toHaveLength(1);
+	expect(requestsTo('templateSend')).toEqual([]);
+	expect(emulator().deliveries).toEqual([]);
+}
+
+describe('a template chosen by an expression', () => {
+	// The editor cannot load fields for an expression, so the saved schema is empty.
+	const perItem = sendTemplate(byId('={{ $json.template }}'), {
+		mappingMode: 'defineBelow',
+		value: { body1: '={{ $json.first }}', body2: '={{ $json.second }}' },
+		schema: [],
+		matchingColumns: [],
+	});
+
+	it('sends each item with its own template when every variable is there', async () => {
+		const run = await runMessaging(emulator(), perItem, [
+			{ template: APPOINTMENT_REMINDER, first: 'Ada', second: 'Friday' },
+			{ template: APPOINTMENT_REMINDER, first: 'Bob', second: 'Monday' },
+		]);
+		expect(run.error).toBeUndefined();
+		expect(requestsTo('templateSend').map((request) => (request.body as IDataObject).variables)).toEqual([
+			{ body1: 'Ada', body2: 'Friday' },
+			{ body1: 'Bob', body2: 'Monday' },
+		]);
+	});
+
+	it('fails before any send when one item misses a variable of its template, naming item, template and what it takes', async () => {
+		const run = await runMessaging(emulator(), perItem, [
+			{ template: APPOINTMENT_REMINDER, first: 'Ada', second: 'Friday' },
+			// recordatorio_pago takes body1..body3; this item gives two.
+			{ template: RECORDATORIO_PAGO, first: 'Ana', second: '20 €' },
+		]);
+		expect(run.error?.name).toBe('NodeOperationError');
+		expect(run.error?.message).toBe(
+			'Variables (variables): template "recordatorio_pago" needs "body3"; it takes body1, body2, body3 [item 1]',
+		);
+		expectNothingSent();
+	});
+
+	it('refuses an ID that is no template of the account, before any send', async () => {
+		const run = await runMessaging(emulator(), perItem, [{ template: '00000000-0000-4000-8000-000000000000', first: 'a', second: 'b' }]);
+		expect(run.error?.message).toBe(
+			'Template (template): no template with ID 00000000-0000-4000-8000-000000000000 in this account; choose one from the list [item 0]',
+		);
+		expectNothingSent();
+	});
+});
+
+describe('a saved schema that no longer matches the template', () => {
+	const savedWithTwo = () => sendTemplate(byId(APPOINTMENT_REMINDER), mapperValue({ body1: 'Ada', body2: 'Friday' }));
+
+	it('fails before sending when the template gained a variable in the dashboard after the workflow was saved', async () => {
+		const before = await runMessaging(emulator(), savedWithTwo(), [{}]);
+		expect(before.error).toBeUndefined();
+		emulator().reset();
+
+		changeTemplate(emulator(), APPOINTMENT_REMINDER, 'Hello [b:1], your appointment on [b:2] is at [b:3].');
+		const run = await runMessaging(emulator(), savedWithTwo(), [{}]);
+		expect(run.error?.message).toBe('Variables (variables): template "appointment_reminder" needs "body3"; it takes body1, body2, body3 [item 0]');
+		expectNothingSent();
+	});
+
+	it('fails before sending when the template lost a variable', async () => {
+		changeTemplate(emulator(), APPOINTMENT_REMINDER, 'Hello [b:1], see you soon.');
+		const run = await runMessaging(emulator(), savedWithTwo(), [{}]);
+		expect(run.error?.message).toBe('Variables (variables): template "appointment_reminder" has no variable "body2"; it takes body1 [item 0]');
+		expectNothingSent();
+	});
+
+	it('stays what the editor saved: the run does not rewrite it, and the editor offers the live fields', async () => {
+		changeTemplate(emulator(), APPOINTMENT_REMINDER, 'Hello [b:1], your appointment on [b:2] is at [b:3].');
+		const parameters = savedWithTwo();
+		const saved = structuredClone(parameters);
+		await runMessaging(emulator(), parameters, [{}]);
+		expect(parameters).toEqual(saved);
+		expect((parameters.variables as ResourceMapperValue).schema.map((field) => field.id)).toEqual(['body1', 'body2']);
+
+		const fields = await callResourceMapper({
+			nodeType: 'messaging',
+			credentials: emulator().credentials,
+			parameters: { resource: 'message', operation: 'sendTemplate', template: byId(APPOINTMENT_REMINDER) },
+			method: 'getTemplateVariables',
+		});
+		expect(fields.fields.map((field) => [field.id, field.displayName])).toEqual([
+			['body1', 'Hello {1}, your… (Body 1)'],
+			['body2', '…appointment on {2} is… (Body 2)'],
+			['body3', '…on {2} is at {3}. (Body 3)'],
+		]);
+	});
+});
+
+describe('a template that is not approved', () => {
+	it('fails before sending, naming its status, whether rejected or pending', async () => {
+		const rejected = await runMessaging(emulator(), sendTemplate(byId(SPRING_SALE), mapperValue({ body1: '20%' })), [{}]);
+		expect(rejected.error?.message).toBe(
+			'Template (template): "spring_sale" is REJECTED, not APPROVED; only approved templates can be sent [item 0]',
+		);
+		expectNothingSent();
+
+		emulator().reset();
+		const pending = await runMessaging(
+			emulator(),
+			sendTemplate(byId(FEATURE_ANNOUNCEMENT), mapperValue({ body1: 'Ada', visit_website: 'new' })),
+			[{}],
+		);
+		expect(pending.error?.message).toMatch(/"feature_announcement" is PENDING, not APPROVED/);
+		expectNothingSent();
+	});
+
+	it('fails when the template went back to review in the dashboard after it was picked', async () => {
+		emulator().setTemplate({ template_id: APPOINTMENT_REMINDER, status: 'PENDING' });
+		const run = await runMessaging(emulator(), sendTemplate(byId(APPOINTMENT_REMINDER), mapperValue({ body1: 'Ada', body2: 'Friday' })), [{}]);
+		expect(run.error?.message).toMatch(/"appointment_reminder" is PENDING, not APPROVED/);
+		expectNothingSent();
+	});
+});
+
+describe('variables the template does not take', () => {
+	it('are refused before any send', async () => {
+		const value = { body1: 'Ada', body2: 'Friday', body3: 'extra' };
+		const run = await runMessaging(emulator(), sendTemplate(byId(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'Ada', body2: 'Friday' }), value }), [{}]);
+		expect(run.error?.message).toBe('Variables (variables): template "appointment_reminder" has no variable "body3"; it takes body1, body2 [item 0]');
+		expectNothingSent();
+	});
+
+	it('an empty one is no value: a mapping shared by templates chosen per item may leave it blank', async () => {
+		const value = { body1: 'Ada', body2: 'Friday', body3: ' ' };
+		const run = await runMessaging(emulator(), sendTemplate(byId(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'Ada', body2: 'Friday' }), value }), [{}]);
+		expect(run.error).toBeUndefined();
+		expect((requestsTo('templateSend')[0].body as IDataObject).variables).toEqual({ body1: 'Ada', body2: 'Friday' });
+	});
+
+	it('__proto__ and constructor never reach the service, and nothing is polluted', async () => {
+		// JSON.parse makes "__proto__" an own key, as a workflow imported from JSON has it; n8n
+		// drops such keys when it resolves the parameter, so the node gets body1 and body2.
+		const value = JSON.parse('{"body1": "Ada", "body2": "Friday", "__proto__": {"polluted": "yes"}, "constructor": "x"}') as IDataObject;
+		const run = await runMessaging(emulator(), sendTemplate(byId(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'Ada', body2: 'Friday' }), value }), [{}]);
+		expect(run.error).toBeUndefined();
+		expect(JSON.stringify((requestsTo('templateSend')[0].body as IDataObject).variables)).toBe('{"body1":"Ada","body2":"Friday"}');
+		expect(({} as IDataObject).polluted).toBeUndefined();
+	});
+
+	it('__proto__ given to the check itself is refused as unknown, not swallowed', () => {
+		const input = new ItemInput({ getNode: () => ({ name: 'Messaging', type: 'messaging', typeVersion: 1, position: [0, 0], parameters: {} }) } as never, 3);
+		const template = emulator().templates.find((record) => record.template_id === APPOINTMENT_REMINDER);
+		for (const name of ['__proto__', 'constructor']) {
+			const provided = new Map([['body1', 'Ada'], ['body2', 'Friday'], [name, 'x']]);
+			expect(() => checkTemplate(input, APPOINTMENT_REMINDER, template, provided)).toThrow(
+				`Variables (variables): template "appointment_reminder" has no variable "${name}"; it takes body1, body2 [item 3]`,
+			);
+		}
+	});
+});
+
+describe('the live templates are read once per execution', () => {
+	it('one templates request for 20 items over three templates, then 20 sends', async () => {
+		const items = Array.from({ length: 20 }, (_, index) => ({
+			template: [APPOINTMENT_REMINDER, WELCOME_MESSAGE, RECORDATORIO_PAGO][index % 3],
+			first: `name ${index}`,
+			second: `day ${index}`,
+			third: `amount ${index}`,
+		}));
+		const run = await runMessaging(
+			emulator(),
+			sendTemplate(byId('={{ $json.template }}'), {
+				mappingMode: 'defineBelow',
+				value: {
+					body1: "={{ $json.template === 'c0ffee00-1234-4abc-8def-0123456789a3' ? '' : $json.first }}",
+					body2: "={{ $json.template === 'c0ffee00-1234-4abc-8def-0123456789a3' ? '' : $json.second }}",
+					body3: "={{ $json.template === 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c05' ? $json.third : '' }}",
+				},
+				schema: [],
+				matchingColumns: [],
+			}),
+			items,
+		);
+		expect(run.error).toBeUndefined();
+		expect(requestsTo('templates')).toHaveLength(1);
+		expect(requestsTo('templateSend')).toHaveLength(20);
+		// The read comes first: every check is done before the first send.
+		expect(emulator().requests[0].api).toBe('templates');
+		expect(run.items).toHaveLength(20);
+	});
+
+	it('a second execution reads them again (a change in the dashboard is seen by the next run)', async () => {
+		const parameters = sendTemplate(byId(APPOINTMENT_REMINDER), mapperValue({ body1: 'Ada', body2: 'Friday' }));
+		expect((await runMessaging(emulator(), parameters, [{}, {}])).error).toBeUndefined();
+		changeTemplate(emulator(), APPOINTMENT_REMINDER, 'Hello [b:1].');
+		expect((await runMessaging(emulator(), parameters, [{}, {}])).error?.message).toMatch(/has no variable "body2"/);
+		expect(requestsTo('templates')).toHaveLength(2);
+		expect(requestsTo('templateSend')).toHaveLength(2);
+	});
+});
+
+/** Changes a template's text as the dashboard would; the service then wants the new variables. */
+function changeTemplate(target: Emulator, templateId: string, format: string): void {
+	const record = target.setTemplate({ template_id: templateId, template_formate: format });
+	expect(record.variable_counts).toBe(new Set(format.match(/\[b:\d+\]/g)).size);
+}
