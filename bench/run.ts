@@ -15,7 +15,7 @@ import os from 'node:os';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { configureHarness, loadPackage, type ExpressionEngine, type LoadedPackage } from '../test/harness';
+import { configureHarness, installN8n, loadHttpRequestNode, loadPackage, type ExpressionEngine, type LoadedPackage } from '../test/harness';
 import {
 	makeItems,
 	runHttpRequestNode,
@@ -26,7 +26,6 @@ import {
 	type RunOutcome,
 } from './lib/contenders';
 import { EmulatorProcess, maxInWindow, type FaultsPatch } from './lib/emulator-process';
-import { loadHttpRequestNode, locateN8n } from './lib/http-request-node';
 import { measure, median, settle, type Sample } from './lib/measure';
 import { measurePackageWeight, type PackageWeight } from './lib/package-weight';
 import { REPO_ROOT } from './lib/paths';
@@ -125,7 +124,7 @@ async function main(): Promise<void> {
 		let httpSetup: (HttpRequestSetup & { n8nDir: string; loadMs: number }) | undefined;
 		let httpUnavailable: string | undefined;
 		try {
-			httpSetup = loadHttpRequestNode(locateN8n());
+			httpSetup = loadHttpRequestNode(process.env.BENCH_N8N_DIR || installN8n());
 		} catch (error) {
 			httpUnavailable = (error as Error).stack ?? String(error);
 			log(`HTTP Request node could not be loaded into the harness engine, so it is left out:\n${httpUnavailable}`);

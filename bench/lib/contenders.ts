@@ -9,9 +9,8 @@ import http from 'node:http';
 
 import axios from 'axios';
 
-import { runNode, type ExpressionEngine, type LoadedPackage } from '../../test/harness';
+import { HTTP_REQUEST_TYPE, runNode, type ExpressionEngine, type LoadedPackage } from '../../test/harness';
 import type { BearerCredential } from './emulator-process';
-import { HTTP_REQUEST_TYPE } from './http-request-node';
 
 export interface BenchItem {
 	phone: string;
