@@ -50,6 +50,9 @@ const WINDOWS = [
 	{ lengthMs: 60_000, limitOf: (pacing: Pacing) => pacing.maxPerMinute },
 ].map((window) => ({ ...window, countedMs: window.lengthMs + marginMs(window.lengthMs) }));
 
+/** How late a timer may fire and a start still count as on time (see pump). */
+const TIMER_LATENESS_MS = 5;
+
 /** How long an answer can still count in some window. */
 const LONGEST_COUNTED_MS = Math.max(...WINDOWS.map((window) => window.countedMs));
 
@@ -176,7 +179,9 @@ export class Limiter {
 				if (at <= now) {
 					this.queue.shift();
 					if (!head.hasSlot) this.active++;
-					this.lastStart = now;
+					// Spacing counts from when this start was due, so timer lateness does not add up
+					// over a run; a start that waited for something else counts from now.
+					this.lastStart = now - at <= TIMER_LATENESS_MS ? at : now;
 					this.prune(now);
 					head.grant();
 					continue;
@@ -194,11 +199,11 @@ export class Limiter {
 		}
 	}
 
-	/** When `waiter` may start (epoch ms), or undefined while it must wait for a slot or an answer. */
+	/** When `waiter` may start (epoch ms; in the past when it may start now), or undefined while it must wait for a slot or an answer. */
 	private startTime(waiter: Waiter, now: number): number | undefined {
 		const { pacing } = waiter;
 		if (!waiter.hasSlot && this.active >= pacing.maxConcurrent) return undefined;
-		let at = Math.max(now, this.pausedUntil);
+		let at = this.pausedUntil;
 		for (let w = 0; w < WINDOWS.length; w++) {
 			const { lengthMs, countedMs, limitOf } = WINDOWS[w];
 			const limit = limitOf(pacing);
