@@ -30,6 +30,8 @@ export interface RunOutcome {
 	/** Output items the node (or client) produced that report success. */
 	succeeded: number;
 	error?: string;
+	/** The node's own run, from its start to its end (n8n's executionTime), without the workflow around it. */
+	nodeMs?: number;
 }
 
 export interface OurNodeOptions {
@@ -64,7 +66,7 @@ export async function runOurNode(
 		package: pkg,
 	});
 	const succeeded = result.items.filter((item) => item.json.success === true).length;
-	return { succeeded, error: result.error?.message };
+	return { succeeded, error: result.error?.message, nodeMs: result.runs.at(-1)?.executionTime };
 }
 
 export async function runRawAxios(
