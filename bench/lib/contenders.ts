@@ -10,9 +10,8 @@ import http from 'node:http';
 
 import axios from 'axios';
 
-import { runNode, type ExpressionEngine, type LoadedPackage } from '../../test/harness';
+import { HTTP_REQUEST_TYPE, runNode, type ExpressionEngine, type LoadedPackage } from '../../test/harness';
 import type { BearerCredential } from './emulator-process';
-import { HTTP_REQUEST_TYPE } from './http-request-node';
 
 export interface BenchItem {
 	phone: string;
@@ -32,6 +31,8 @@ export interface RunOutcome {
 	/** Output items the node (or client) produced that report success. */
 	succeeded: number;
 	error?: string;
+	/** The node's own run, from its start to its end (n8n's executionTime), without the workflow around it. */
+	nodeMs?: number;
 }
 
 export interface OurNodeOptions {
@@ -66,7 +67,7 @@ export async function runOurNode(
 		package: pkg,
 	});
 	const succeeded = result.items.filter((item) => item.json.success === true).length;
-	return { succeeded, error: result.error?.message };
+	return { succeeded, error: result.error?.message, nodeMs: result.runs.at(-1)?.executionTime };
 }
 
 export async function runRawAxios(

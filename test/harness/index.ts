@@ -33,3 +33,4 @@ export {
 } from './run-workflow';
 export { callListSearch, callResourceMapper, callLoadOptions, type EditorCallOptions } from './load-options';
 export { callCredentialTest, type CredentialTestOptions } from './credential-test';
+export { HTTP_REQUEST_TYPE, installedN8n, installN8n, loadHttpRequestNode, type HttpRequestLoad } from './n8n-nodes-base';

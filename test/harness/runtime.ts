@@ -105,6 +105,20 @@ async function initRuntime(): Promise<void> {
 	Expression.setExpressionEngine(requestedEngine);
 	// Constructing these eagerly surfaces environment problems once, with a clear stack.
 	Container.get(n8nCore.InstanceSettings);
+	silenceLogger();
+}
+
+/**
+ * n8n's Logger makes the levels above its own no-ops, but winston has no 'silent' level, so at
+ * N8N_LOG_LEVEL=silent every debug call still looks up its caller's stack and goes through
+ * winston: the isolated-vm bridge logs one per expression, ~0.1 ms each, which a server at its
+ * default level ('info') never pays. The harness's silent means every level is a no-op.
+ */
+function silenceLogger(): void {
+	const { Logger } = requireFromCore('@n8n/backend-common') as { Logger: Constructor<{ level: string }> };
+	const logger = Container.get(Logger);
+	if (logger.level !== 'silent') return;
+	for (const level of n8nWorkflow.LOG_LEVELS) if (level !== 'silent') Object.defineProperty(logger, level, { value: () => {} });
 }
 
 /** Idempotent: prepares expression engine and DI singletons. Every harness entry point awaits it. */

@@ -11,7 +11,7 @@ import type {
 
 import { FAILURE_KINDS, classifyFailure, readFailure, serviceError } from '../errors';
 import { normalizeBaseUrl } from './baseUrl';
-import type { BaseUrlPolicy } from './baseUrl';
+import type { BaseUrlCheck, BaseUrlPolicy } from './baseUrl';
 import { interruptibleSleep, Limiter, sharedLimiter } from './limiter';
 import type { Permit } from './limiter';
 import { EDITOR_POLICY, readRequestPolicy } from './options';
@@ -86,7 +86,8 @@ interface RunState extends Run {
 	failed(error: NodeApiError, permit: Permit): NodeApiError;
 	cancelSignal?: AbortSignal;
 	credentials: Map<string, Promise<ICredentialDataDecryptedObject>>;
-	limiters: Map<ServiceApi, Limiter>;
+	/** Per API group, read once per run: every request of the run would read the same. */
+	targets: Map<ServiceApi, Promise<Target>>;
 	/** The first failure that no later request of this run can get past (credits, auth, ...). */
 	haltedBy?: NodeApiError;
 }
@@ -119,7 +120,7 @@ function newRun(context: RequestContext, policy: RequestPolicy, stopOnFailure: b
 			return memo.get(key) as Promise<T>;
 		},
 		credentials: new Map(),
-		limiters: new Map(),
+		targets: new Map(),
 	};
 }
 
@@ -143,12 +144,35 @@ async function credentialsFor(state: RunState, type: string, itemIndex: number):
 	return await credentials;
 }
 
+/** An API group as this run's requests see it: its credential, base URL (or what is wrong with it), secrets and limiter. */
+interface Target {
+	credentials: ICredentialDataDecryptedObject;
+	baseUrl: BaseUrlCheck;
+	secrets: string[];
+	limiter: Limiter;
+}
+
+function targetOf(state: RunState, api: ServiceApi, itemIndex: number): Promise<Target> {
+	let target = state.targets.get(api);
+	if (!target) {
+		target = newTarget(state, api, itemIndex);
+		state.targets.set(api, target);
+		target.catch(() => state.targets.delete(api));
+	}
+	return target;
+}
+
+async function newTarget(state: RunState, api: ServiceApi, itemIndex: number): Promise<Target> {
+	const { credentialType, baseUrlField, urlPolicy } = SERVICE_APIS[api];
+	const credentials = await credentialsFor(state, credentialType, itemIndex);
+	return { credentials, baseUrl: normalizeBaseUrl(credentials[baseUrlField], urlPolicy), secrets: secretsOf(credentials), limiter: limiterFor(state, api) };
+}
+
 /** The base URL a request needs, or a clear error naming the credential field. */
 export async function baseUrlOf(context: RequestContext, api: ServiceApi, itemIndex = 0): Promise<string> {
-	const { credentialType, baseUrlField, baseUrlLabel, urlPolicy } = SERVICE_APIS[api];
-	const credentials = await credentialsFor(runOf(context), credentialType, itemIndex);
-	const check = normalizeBaseUrl(credentials[baseUrlField], urlPolicy);
+	const check = (await targetOf(runOf(context), api, itemIndex)).baseUrl;
 	if (!check.ok) {
+		const { baseUrlField, baseUrlLabel } = SERVICE_APIS[api];
 		throw new NodeOperationError(context.getNode(), `The credential's ${baseUrlLabel} (${baseUrlField}) ${check.problem} [item ${itemIndex}]`, {
 			itemIndex,
 			description: `Open the credential and set ${baseUrlLabel} to the base URL shown in the API section of your account dashboard.`,
@@ -160,13 +184,9 @@ export async function baseUrlOf(context: RequestContext, api: ServiceApi, itemIn
 /** This run's limiter for an API group, or the one every execution shares for the credential and group. */
 function limiterFor(state: RunState, api: ServiceApi): Limiter {
 	const { credentialType } = SERVICE_APIS[api];
-	if (state.policy.shareLimitsAcrossExecutions) {
-		const credential = state.context.getNode().credentials?.[credentialType];
-		return sharedLimiter(`${credentialType}:${credential?.id ?? credential?.name ?? ''}:${api}`);
-	}
-	let limiter = state.limiters.get(api);
-	if (!limiter) state.limiters.set(api, (limiter = new Limiter()));
-	return limiter;
+	if (!state.policy.shareLimitsAcrossExecutions) return new Limiter();
+	const credential = state.context.getNode().credentials?.[credentialType];
+	return sharedLimiter(`${credentialType}:${credential?.id ?? credential?.name ?? ''}:${api}`);
 }
 
 const isIdempotent = (method: IHttpRequestMethods) => method === 'GET' || method === 'HEAD' || method === 'DELETE';
@@ -181,18 +201,20 @@ const isIdempotent = (method: IHttpRequestMethods) => method === 'GET' || method
 export async function serviceRequest<T = unknown>(this: RequestContext, itemIndex: number, request: ServiceRequest): Promise<T> {
 	const state = runOf(this);
 	const { policy } = state;
-	const api = SERVICE_APIS[request.api];
 	const url = `${await baseUrlOf(this, request.api, itemIndex)}${request.path}`;
-	const credentials = await credentialsFor(state, api.credentialType, itemIndex);
+	const { credentials, secrets, limiter } = await targetOf(state, request.api, itemIndex);
 	const attempt: Attempt = {
 		context: this,
 		request,
 		itemIndex,
 		url,
-		host: hostOf(url),
+		// Only errors name the host: not parsed for every successful request.
+		get host() {
+			return hostOf(url);
+		},
 		idempotent: isIdempotent(request.method),
 		policy,
-		secrets: secretsOf(credentials),
+		secrets,
 		mayHaveActed: false,
 	};
 	const options: IHttpRequestOptions = {
@@ -211,7 +233,6 @@ export async function serviceRequest<T = unknown>(this: RequestContext, itemInde
 		sendCredentialsOnCrossOriginRedirect: false,
 		abortSignal: state.cancelSignal,
 	};
-	const limiter = limiterFor(state, request.api);
 	let hasSlot = false;
 	for (let attemptNumber = 1; ; attemptNumber++) {
 		const permit = await limiter.acquire(policy, state.signal, { hasSlot });
@@ -289,7 +310,6 @@ type Verdict =
 /** Reads one answer (or the error in its place): success, a failure for good, or worth another try. */
 function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thrown: unknown): Verdict {
 	const { context, request, itemIndex } = attempt;
-	const node = context.getNode();
 	if (!response) {
 		const outcome = outcomeOfThrown(thrown);
 		if (!outcome) return { type: 'failed', error: unexpectedError(attempt, thrown), haltsRun: false };
@@ -318,7 +338,7 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 	if (status === 429 || kind === 'rateLimit') return rateLimited(attempt, status, reason, body, response);
 	// A retried DELETE that finds nothing to delete: an earlier attempt did the job.
 	if (status === 404 && request.method === 'DELETE' && attempt.mayHaveActed) return { type: 'done', body: undefined };
-	return { type: 'failed', error: serviceError(node, { status, failure: reason, itemIndex, body, kind }), haltsRun: FAILURE_KINDS[kind].stopsRun };
+	return { type: 'failed', error: serviceError(context.getNode(), { status, failure: reason, itemIndex, body, kind }), haltsRun: FAILURE_KINDS[kind].stopsRun };
 }
 
 function rateLimited(attempt: Attempt, status: number, reason: { reason: string }, body: unknown, response: IN8nHttpFullResponse): Verdict {

@@ -37,25 +37,24 @@ interface Waiter {
 	fail: (error: unknown) => void;
 }
 
-/** A started request: the service counts it when it arrives, at the latest when it is answered. */
-interface Started {
-	startedAt: number;
-	/** Infinity while under way. */
-	answeredAt: number;
-}
-
 /** One request let through. `done()` once its answer (or failure) is in; `keepSlot` for a retry. */
 export interface Permit {
 	done(options?: { keepSlot?: boolean }): void;
 }
 
+/** A margin for clocks and timers when a window frees up. */
+const marginMs = (lengthMs: number) => Math.max(5, lengthMs * 0.01);
+
 const WINDOWS = [
 	{ lengthMs: 1_000, limitOf: (pacing: Pacing) => pacing.maxPerSecond },
 	{ lengthMs: 60_000, limitOf: (pacing: Pacing) => pacing.maxPerMinute },
-] as const;
+].map((window) => ({ ...window, countedMs: window.lengthMs + marginMs(window.lengthMs) }));
 
-/** A margin for clocks and timers when a window frees up. */
-const marginMs = (lengthMs: number) => Math.max(5, lengthMs * 0.01);
+/** How late a timer may fire and a start still count as on time (see pump). */
+const TIMER_LATENESS_MS = 5;
+
+/** How long an answer can still count in some window. */
+const LONGEST_COUNTED_MS = Math.max(...WINDOWS.map((window) => window.countedMs));
 
 /**
  * Decides when each request may start, first come first served: at most `maxConcurrent` under
@@ -69,11 +68,27 @@ const marginMs = (lengthMs: number) => Math.max(5, lengthMs * 0.01);
  * brings its own pacing, checked against the shared history.
  */
 export class Limiter {
-	private readonly queue: Waiter[] = [];
+	private queue: Waiter[] = [];
+
+	/** Signals this limiter listens to (see watch()). */
+	private readonly watched = new WeakSet<AbortSignal>();
 
 	private active = 0;
 
-	private started: Started[] = [];
+	/** Requests started and not yet answered: each still counts in every window. */
+	private underway = 0;
+
+	/**
+	 * When the answered requests were answered, in order (answers come in time order), from
+	 * `firstKept` on; older ones can no longer count in any window. `firstCounted[w]` is the first
+	 * still counted in WINDOWS[w]. Time only moves forward, so each index only moves forward: a
+	 * window check is O(1) amortised however many requests a minute holds.
+	 */
+	private answered: number[] = [];
+
+	private firstKept = 0;
+
+	private readonly firstCounted = WINDOWS.map(() => 0);
 
 	private lastStart = 0;
 
@@ -86,7 +101,8 @@ export class Limiter {
 
 	/** True when nothing is queued, under way or still counted in a window: safe to forget. */
 	get idle(): boolean {
-		return this.queue.length === 0 && this.active === 0 && this.started.every((s) => s.answeredAt + 60_000 < Date.now());
+		const lastAnswer = this.answered.length > this.firstKept ? this.answered[this.answered.length - 1] : -Infinity;
+		return this.queue.length === 0 && this.active === 0 && this.underway === 0 && lastAnswer + LONGEST_COUNTED_MS < Date.now();
 	}
 
 	/** The service asked us to wait: no request of anyone sharing this limiter starts before `until`. */
@@ -103,37 +119,47 @@ export class Limiter {
 	 */
 	async acquire(pacing: Pacing, signal: AbortSignal, { hasSlot = false } = {}): Promise<Permit> {
 		if (signal.aborted) throw signal.reason;
+		this.watch(signal);
 		await new Promise<void>((grant, fail) => {
 			const waiter: Waiter = { pacing, hasSlot, signal, grant, fail };
-			const onAbort = () => {
-				const index = this.queue.indexOf(waiter);
-				if (index >= 0) this.queue.splice(index, 1);
-				if (hasSlot) this.active--;
-				fail(signal.reason);
-				this.poke();
-			};
-			signal.addEventListener('abort', onAbort, { once: true });
-			waiter.grant = () => {
-				signal.removeEventListener('abort', onAbort);
-				grant();
-			};
 			// A retry goes first: it had its turn, and with one slot the input order holds.
 			if (hasSlot) this.queue.unshift(waiter);
 			else this.queue.push(waiter);
 			this.poke();
 		});
-		const record: Started = { startedAt: Date.now(), answeredAt: Infinity };
-		this.started.push(record);
+		this.underway++;
 		let done = false;
 		return {
 			done: ({ keepSlot = false } = {}) => {
 				if (done) return;
 				done = true;
-				record.answeredAt = Date.now();
+				this.underway--;
+				// Never before the last one: the clock may step back, a window must not shrink.
+				this.answered.push(Math.max(Date.now(), this.answered.at(-1) ?? 0));
 				if (!keepSlot) this.active--;
 				this.poke();
 			},
 		};
+	}
+
+	/**
+	 * One abort listener per signal, not one per waiter: a run queues all its requests at once,
+	 * and adding a listener to a signal costs O(listeners) in Node (quadratic in the run's size).
+	 * On abort, that signal's waiters leave the queue; kept slots are given back.
+	 */
+	private watch(signal: AbortSignal): void {
+		if (this.watched.has(signal)) return;
+		this.watched.add(signal);
+		const onAbort = () => {
+			const leaving = this.queue.filter((waiter) => waiter.signal === signal);
+			this.queue = this.queue.filter((waiter) => waiter.signal !== signal);
+			for (const waiter of leaving) {
+				if (waiter.hasSlot) this.active--;
+				waiter.fail(signal.reason);
+			}
+			this.poke();
+		};
+		signal.addEventListener('abort', onAbort, { once: true });
 	}
 
 	private poke(): void {
@@ -153,7 +179,9 @@ export class Limiter {
 				if (at <= now) {
 					this.queue.shift();
 					if (!head.hasSlot) this.active++;
-					this.lastStart = now;
+					// Spacing counts from when this start was due, so timer lateness does not add up
+					// over a run; a start that waited for something else counts from now.
+					this.lastStart = now - at <= TIMER_LATENESS_MS ? at : now;
 					this.prune(now);
 					head.grant();
 					continue;
@@ -168,33 +196,46 @@ export class Limiter {
 		}
 	}
 
-	/** When `waiter` may start (epoch ms), or undefined while it must wait for a slot or an answer. */
+	/** When `waiter` may start (epoch ms; in the past when it may start now), or undefined while it must wait for a slot or an answer. */
 	private startTime(waiter: Waiter, now: number): number | undefined {
 		const { pacing } = waiter;
 		if (!waiter.hasSlot && this.active >= pacing.maxConcurrent) return undefined;
-		let at = Math.max(now, this.pausedUntil);
-		for (const { lengthMs, limitOf } of WINDOWS) {
+		let at = this.pausedUntil;
+		for (let w = 0; w < WINDOWS.length; w++) {
+			const { lengthMs, countedMs, limitOf } = WINDOWS[w];
 			const limit = limitOf(pacing);
 			if (limit <= 0) continue;
 			at = Math.max(at, this.lastStart + lengthMs / limit);
 			// Requests that may still be in a window ending now: under way, or answered less than a window ago.
-			const counted = this.started
-				.map((s) => s.answeredAt)
-				.filter((answeredAt) => answeredAt + lengthMs + marginMs(lengthMs) > now)
-				.sort((a, b) => a - b);
-			if (counted.length < limit) continue;
-			const freeAt = counted[counted.length - limit];
-			if (freeAt === Infinity) return undefined;
-			at = Math.max(at, freeAt + lengthMs + marginMs(lengthMs));
+			const first = this.advance(w, now - countedMs);
+			const answeredInWindow = this.answered.length - first;
+			const counted = answeredInWindow + this.underway;
+			if (counted < limit) continue;
+			// Counted in answer order (those under way last): the one whose leaving makes room.
+			const leaving = counted - limit;
+			if (leaving >= answeredInWindow) return undefined; // only an answer makes room
+			at = Math.max(at, this.answered[first + leaving] + countedMs);
 		}
 		return at;
 	}
 
-	/** Forgets requests that no window can count any more. */
+	/** The first answer of WINDOWS[w] still counted after `horizon`. */
+	private advance(w: number, horizon: number): number {
+		let first = Math.max(this.firstCounted[w], this.firstKept);
+		// Should the clock step back, answers already passed count again.
+		while (first > this.firstKept && this.answered[first - 1] > horizon) first--;
+		while (first < this.answered.length && this.answered[first] <= horizon) first++;
+		this.firstCounted[w] = first;
+		return first;
+	}
+
+	/** Forgets answers that no window can count any more (in chunks, so each is moved once on average). */
 	private prune(now: number): void {
-		if (this.started.length > 64 && this.started[0].answeredAt + 61_000 < now) {
-			this.started = this.started.filter((s) => s.answeredAt + 61_000 >= now);
-		}
+		while (this.firstKept < this.answered.length && this.answered[this.firstKept] + LONGEST_COUNTED_MS <= now) this.firstKept++;
+		if (this.firstKept < 1024 || this.firstKept * 2 < this.answered.length) return;
+		this.answered = this.answered.slice(this.firstKept);
+		for (let w = 0; w < WINDOWS.length; w++) this.firstCounted[w] = Math.max(0, this.firstCounted[w] - this.firstKept);
+		this.firstKept = 0;
 	}
 }
 
