@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/node-connection-type-literal, @n8n/community-nodes/node-usable-as-tool -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * Two floors under any node that sends these messages in n8n, to tell the Messaging node's own
  * cost from n8n's (see bench/README.md):

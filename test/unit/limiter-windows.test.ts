@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * The limiter's windows under simulated time: a request counts in a window from its start
  * until a window length (plus margin) after its answer, so no window at the service can see more

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- not shipped: test code, run by Node outside n8n (README: Lint) */
 import { describe, expect, it } from 'vitest';
 
 import { scrubSecrets } from '../../nodes/shared/transport/secrets';
