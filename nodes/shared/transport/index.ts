@@ -13,7 +13,7 @@ import { FAILURE_KINDS, classifyFailure, readFailure, serviceError } from '../er
 import { normalizeBaseUrl } from './baseUrl';
 import type { BaseUrlCheck, BaseUrlPolicy } from './baseUrl';
 import { interruptibleSleep, Limiter, sharedLimiter } from './limiter';
-import type { Permit } from './limiter';
+import type { Permit, Slots } from './limiter';
 import { EDITOR_POLICY, readRequestPolicy } from './options';
 import type { RequestPolicy } from './options';
 import { decideRetry, NOT_REACHED, outcomeOfThrown, parseRetryAfter } from './retryPolicy';
@@ -90,6 +90,8 @@ interface RunState extends Run {
 	targets: Map<ServiceApi, Promise<Target>>;
 	/** The first failure that no later request of this run can get past (credits, auth, ...). */
 	haltedBy?: NodeApiError;
+	/** This run's own Max Concurrent Requests, when it is not shared (see RequestPolicy.maxConcurrentSet). */
+	slots?: Slots;
 }
 
 const runs = new WeakMap<object, RunState>();
@@ -121,6 +123,7 @@ function newRun(context: RequestContext, policy: RequestPolicy, stopOnFailure: b
 		},
 		credentials: new Map(),
 		targets: new Map(),
+		slots: policy.shareLimitsAcrossExecutions && !policy.maxConcurrentSet ? { active: 0 } : undefined,
 	};
 }
 
@@ -235,7 +238,7 @@ export async function serviceRequest<T = unknown>(this: RequestContext, itemInde
 	};
 	let hasSlot = false;
 	for (let attemptNumber = 1; ; attemptNumber++) {
-		const permit = await limiter.acquire(policy, state.signal, { hasSlot });
+		const permit = await limiter.acquire(policy, state.signal, { hasSlot, slots: state.slots });
 		const verdict = state.haltedBy
 			? ({ type: 'failed', error: haltedError(attempt, state.haltedBy), haltsRun: false } as const)
 			: await attemptOnce(attempt, options, credentials, state.cancelSignal);

@@ -28,8 +28,14 @@ export async function interruptibleSleep(ms: number, signal: AbortSignal): Promi
 	}
 }
 
+/** The requests under way that count against one Max Concurrent Requests. */
+export interface Slots {
+	active: number;
+}
+
 interface Waiter {
 	pacing: Pacing;
+	slots: Slots;
 	/** A retry keeps the slot it had; it only waits for its start time. */
 	hasSlot: boolean;
 	signal: AbortSignal;
@@ -73,7 +79,8 @@ export class Limiter {
 	/** Signals this limiter listens to (see watch()). */
 	private readonly watched = new WeakSet<AbortSignal>();
 
-	private active = 0;
+	/** The slots everyone sharing this limiter counts against (see acquire's `slots`). */
+	private readonly slots: Slots = { active: 0 };
 
 	/** Requests started and not yet answered: each still counts in every window. */
 	private underway = 0;
@@ -102,7 +109,7 @@ export class Limiter {
 	/** True when nothing is queued, under way or still counted in a window: safe to forget. */
 	get idle(): boolean {
 		const lastAnswer = this.answered.length > this.firstKept ? this.answered[this.answered.length - 1] : -Infinity;
-		return this.queue.length === 0 && this.active === 0 && this.underway === 0 && lastAnswer + LONGEST_COUNTED_MS < Date.now();
+		return this.queue.length === 0 && this.underway === 0 && lastAnswer + LONGEST_COUNTED_MS < Date.now();
 	}
 
 	/** The service asked us to wait: no request of anyone sharing this limiter starts before `until`. */
@@ -115,13 +122,14 @@ export class Limiter {
 	/**
 	 * Waits for a free slot (unless `hasSlot`: a retry keeps the slot of its first attempt) and
 	 * the start time. Rejects with the signal's reason, at once, when the signal is aborted while
-	 * waiting; a kept slot is then given back.
+	 * waiting; a kept slot is then given back. `slots`: whose Max Concurrent Requests the request
+	 * counts against, this limiter's (everyone sharing it) unless a run brings its own.
 	 */
-	async acquire(pacing: Pacing, signal: AbortSignal, { hasSlot = false } = {}): Promise<Permit> {
+	async acquire(pacing: Pacing, signal: AbortSignal, { hasSlot = false, slots = this.slots } = {}): Promise<Permit> {
 		if (signal.aborted) throw signal.reason;
 		this.watch(signal);
 		await new Promise<void>((grant, fail) => {
-			const waiter: Waiter = { pacing, hasSlot, signal, grant, fail };
+			const waiter: Waiter = { pacing, slots, hasSlot, signal, grant, fail };
 			// A retry goes first: it had its turn, and with one slot the input order holds.
 			if (hasSlot) this.queue.unshift(waiter);
 			else this.queue.push(waiter);
@@ -136,7 +144,7 @@ export class Limiter {
 				this.underway--;
 				// Never before the last one: the clock may step back, a window must not shrink.
 				this.answered.push(Math.max(Date.now(), this.answered.at(-1) ?? 0));
-				if (!keepSlot) this.active--;
+				if (!keepSlot) slots.active--;
 				this.poke();
 			},
 		};
@@ -154,7 +162,7 @@ export class Limiter {
 			const leaving = this.queue.filter((waiter) => waiter.signal === signal);
 			this.queue = this.queue.filter((waiter) => waiter.signal !== signal);
 			for (const waiter of leaving) {
-				if (waiter.hasSlot) this.active--;
+				if (waiter.hasSlot) waiter.slots.active--;
 				waiter.fail(signal.reason);
 			}
 			this.poke();
@@ -171,14 +179,17 @@ export class Limiter {
 		this.pumping = true;
 		try {
 			for (;;) {
-				const head = this.queue[0];
-				if (!head) return;
+				// First come first served among those with a free slot: a run waiting for its own
+				// slots does not hold up another run's requests behind it.
+				const index = this.queue.findIndex((waiter) => waiter.hasSlot || waiter.slots.active < waiter.pacing.maxConcurrent);
+				if (index < 0) return; // everyone waits for a slot: a release pokes
+				const head = this.queue[index];
 				const now = Date.now();
 				const at = this.startTime(head, now);
-				if (at === undefined) return; // waits for a slot or an answer: poke() resumes
+				if (at === undefined) return; // waits for an answer: poke() resumes
 				if (at <= now) {
-					this.queue.shift();
-					if (!head.hasSlot) this.active++;
+					this.queue.splice(index, 1);
+					if (!head.hasSlot) head.slots.active++;
 					// Spacing counts from when this start was due, so timer lateness does not add up
 					// over a run; a start that waited for something else counts from now.
 					this.lastStart = now - at <= TIMER_LATENESS_MS ? at : now;
@@ -196,10 +207,9 @@ export class Limiter {
 		}
 	}
 
-	/** When `waiter` may start (epoch ms; in the past when it may start now), or undefined while it must wait for a slot or an answer. */
+	/** When `waiter`, which has a slot, may start (epoch ms; in the past when it may start now), or undefined while it must wait for an answer. */
 	private startTime(waiter: Waiter, now: number): number | undefined {
 		const { pacing } = waiter;
-		if (!waiter.hasSlot && this.active >= pacing.maxConcurrent) return undefined;
 		let at = this.pausedUntil;
 		for (let w = 0; w < WINDOWS.length; w++) {
 			const { lengthMs, countedMs, limitOf } = WINDOWS[w];

@@ -7,6 +7,11 @@ import type { RetryRules } from './retryPolicy';
 export interface RequestPolicy extends Pacing, RetryRules {
 	timeoutMs: number;
 	shareLimitsAcrossExecutions: boolean;
+	/**
+	 * Whether the user set Max Concurrent Requests. Only then is it shared across executions:
+	 * executions that never asked for a concurrency limit do not queue behind each other.
+	 */
+	maxConcurrentSet: boolean;
 }
 
 export const DEFAULT_POLICY: RequestPolicy = {
@@ -18,6 +23,7 @@ export const DEFAULT_POLICY: RequestPolicy = {
 	timeoutMs: 30_000,
 	retrySendsOnServerError: false,
 	shareLimitsAcrossExecutions: true,
+	maxConcurrentSet: false,
 };
 
 /** The template picker and the variable fields: a person is waiting, so a short timeout and one retry. */
@@ -100,7 +106,7 @@ export const requestOptionsDescription: INodeProperties = {
 			type: 'boolean',
 			default: true,
 			description:
-				'Whether Max Concurrent Requests and Max Requests Per Second/Minute hold for every execution in this n8n process that uses the same credential and API (e.g. one execution per form submission), not only for this run. Waiting executions go in arrival order.',
+				'Whether the limits set here (Max Requests Per Second/Minute, and Max Concurrent Requests when set) hold for every execution in this n8n process that uses the same credential and API (e.g. one execution per form submission), not only for this run. Waiting executions go in arrival order.',
 		},
 		{
 			displayName: 'Timeout (Seconds)',
@@ -128,5 +134,6 @@ export function readRequestPolicy(context: IExecuteFunctions): RequestPolicy {
 		timeoutMs: Math.min(MAX_TIMEOUT_SECONDS, Math.max(1, positive(options.timeoutSeconds, DEFAULT_POLICY.timeoutMs / 1000))) * 1000,
 		retrySendsOnServerError: options.retrySendsOnServerError === true,
 		shareLimitsAcrossExecutions: options.shareLimitsAcrossExecutions !== false,
+		maxConcurrentSet: options.maxConcurrent !== undefined,
 	};
 }
