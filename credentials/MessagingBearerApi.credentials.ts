@@ -1,8 +1,7 @@
 import type {
+	IAuthenticateGeneric,
 	Icon,
-	ICredentialDataDecryptedObject,
 	ICredentialType,
-	IHttpRequestOptions,
 	INodeProperties,
 } from 'n8n-workflow';
 
@@ -70,14 +69,14 @@ export class MessagingBearerApi implements ICredentialType {
 		},
 	];
 
-	/**
-	 * Sets the one header itself. A generic `authenticate` has n8n evaluate its value as an
-	 * expression on every request, about 1 ms of CPU each in n8n 2.x's isolated-vm engine; n8n
-	 * calls this function directly, with the decrypted credential, through the same
-	 * httpRequestWithAuthentication (so the HTTP Request node's predefined-credential mode works too).
-	 */
-	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
-		requestOptions.headers = { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.accessToken ?? '')}` };
-		return requestOptions;
-	}
+	// Generic, not a function: with a function, n8n 2.41's editor takes Operation for this
+	// credential's auth field and hides the Resource and Operation selectors of the node.
+	authenticate: IAuthenticateGeneric = {
+		type: 'generic',
+		properties: {
+			headers: {
+				Authorization: '=Bearer {{$credentials.accessToken}}',
+			},
+		},
+	};
 }
