@@ -41,6 +41,7 @@ export interface OurNodeOptions {
 	maxPerMinute?: number;
 	maxRetries?: number;
 	maxWaitSeconds?: number;
+	shareLimitsAcrossExecutions?: boolean;
 }
 
 export async function runOurNode(
@@ -49,6 +50,8 @@ export async function runOurNode(
 	options: OurNodeOptions,
 	expressionEngine: ExpressionEngine,
 	pkg?: LoadedPackage,
+	/** The same id for several runs makes them one account (shared limits); default: one of its own per run. */
+	credentialId?: string,
 ): Promise<RunOutcome> {
 	const result = await runNode({
 		node: {
@@ -60,6 +63,7 @@ export async function runOurNode(
 				text: '={{ $json.text }}',
 				options,
 			},
+			credentialId,
 		},
 		items,
 		credentials: { messagingBearerApi: bearer },
