@@ -21,6 +21,7 @@ export interface ExecutionsPlan {
 
 export interface ExecutionsRun extends Sample {
 	share: boolean;
+	engine: ExpressionEngine;
 	executions: number;
 	/** Executions that ended without an error, with their one item sent. */
 	succeeded: number;
@@ -82,6 +83,7 @@ export async function executionsRun(
 	return {
 		...sample,
 		share,
+		engine,
 		executions,
 		succeeded: outcomes.filter((o) => !o.error && o.succeeded === 1).length,
 		errors: [...errorCounts].map(([message, count]) => ({ message, count })),
