@@ -10,7 +10,7 @@
  *   cancelled execution leaves the queue at once.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { startEmulator, type Emulator } from '../emulator';
 import { runNode } from '../harness';
@@ -193,6 +193,39 @@ describe('limits shared across executions', () => {
 		// The cancelled execution's items never went out; the first one's both did.
 		const recipients = sendRequests(emulator).map((request) => (request.body as IDataObject).phone);
 		expect(recipients).toEqual([phoneOf(0), phoneOf(1)]);
+	}, 20_000);
+
+	it('a run cancelled while it backs off before a retry gives its slot back: the next execution still sends', async () => {
+		// Deletes are retried after a reset (the plant is gone either way), after a backoff: its
+		// full 250 ms here (no jitter), so the cancel below lands in it.
+		const random = vi.spyOn(Math, 'random').mockReturnValue(1);
+		emulator.setFaults({ script: ['reset-after'] });
+		const deletePlant = (id: number, signal?: AbortSignal) =>
+			runNode({
+				node: {
+					type: 'sandboxPlants',
+					parameters: { resource: 'plant', operation: 'delete', plantId: id, options: { maxConcurrent: 1, maxRetries: 5 } },
+					credentials: ['messagingBearerApi'],
+					credentialId: 'backoff-account',
+				},
+				items: [{}],
+				credentials: emulator.credentials as never,
+				expressionEngine: 'legacy',
+				signal,
+			});
+		const cancel = new AbortController();
+		const first = deletePlant(1, cancel.signal);
+		while (emulator.requests.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+		await new Promise((resolve) => setTimeout(resolve, 100));
+		cancel.abort();
+		expect((await first).run.status).toBe('canceled');
+		random.mockRestore();
+		expect(emulator.requests).toHaveLength(1);
+		emulator.setFaults({ script: [] });
+		// With the one shared slot leaked, this would wait forever.
+		const second = await Promise.race([deletePlant(2), new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 3_000))]);
+		expect(second).not.toBe('stuck');
+		expect((second as Awaited<ReturnType<typeof deletePlant>>).error).toBeUndefined();
 	}, 20_000);
 
 	it('a Retry-After from the service pauses every execution sharing the credential', async () => {

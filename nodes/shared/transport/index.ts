@@ -262,7 +262,7 @@ export async function serviceRequest<T = unknown>(this: RequestContext, itemInde
 			// Every request waits with this one: the limit is the account's, not this item's.
 			limiter.pauseUntil(Date.now() + decision.waitMs);
 		} else if (!(await interruptibleSleep(decision.waitMs, state.signal).then(() => true, () => false))) {
-			permit.done();
+			limiter.giveBack(state.slots);
 			throw state.signal.reason;
 		}
 	}
@@ -287,7 +287,12 @@ async function attemptOnce(
 		thrown = error;
 	}
 	if (cancelSignal?.aborted) return { type: 'failed', error: cancelledError(attempt), haltsRun: false };
-	return judge(attempt, response, thrown);
+	try {
+		return judge(attempt, response, thrown);
+	} catch (error) {
+		// Never leave the limiter's slot taken: a shared limiter would stall every execution of the credential.
+		return { type: 'failed', error: unexpectedError(attempt, error), haltsRun: false };
+	}
 }
 
 /** What one attempt needs to be judged. */

@@ -150,6 +150,12 @@ export class Limiter {
 		};
 	}
 
+	/** A retry that kept its slot gives up without starting again (its run stopped while it waited). */
+	giveBack(slots: Slots = this.slots): void {
+		slots.active--;
+		this.poke();
+	}
+
 	/**
 	 * One abort listener per signal, not one per waiter: a run queues all its requests at once,
 	 * and adding a listener to a signal costs O(listeners) in Node (quadratic in the run's size).
