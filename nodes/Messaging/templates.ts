@@ -114,14 +114,18 @@ function around(text: string, token: string, max: number): string | undefined {
 /** Room for the template's words in a variable's label (n8n 2.41 shows about 26 characters of it). */
 const LABEL_CONTEXT = 22;
 
+/** The variable names of each record already read: every item of a run asks for its template's. */
+const variableNamesOf = new WeakMap<TemplateRecord, string[]>();
+
 /**
  * The variable names a template takes: body1..bodyN, plus `media` when it has a media header
  * and `visit_website` when it has a dynamic button link. `variable_counts` counts every
  * placeholder; `template_formate` shows which kinds there are. When the count is missing,
- * the body placeholders of the format string are counted instead. Each label shows where
- * the variable sits in the template's text, when the text shows it.
+ * the body placeholders of the format string are counted instead.
  */
-export function templateVariables(record: TemplateRecord): TemplateVariable[] {
+export function variableNames(record: TemplateRecord): string[] {
+	const known = variableNamesOf.get(record);
+	if (known) return known;
 	const format = typeof record.template_formate === 'string' ? record.template_formate : '';
 	const found = [...format.matchAll(PLACEHOLDER)].map(variableOf);
 	const hasMedia = found.includes('media');
@@ -134,15 +138,23 @@ export function templateVariables(record: TemplateRecord): TemplateVariable[] {
 		const numbers = found.filter((name) => name.startsWith('body')).map((name) => Number(name.slice('body'.length)));
 		bodies = numbers.length > 0 ? Math.max(...numbers) : 0;
 	}
-	const names: Array<[string, string]> = [];
-	for (let n = 1; n <= bodies; n++) names.push([`body${n}`, `Body ${n}`]);
-	if (hasMedia) names.push(['media', 'Media URL']);
-	if (hasButton) names.push(['visit_website', 'Button link']);
+	const names = Array.from({ length: bodies }, (_, n) => `body${n + 1}`);
+	if (hasMedia) names.push('media');
+	if (hasButton) names.push('visit_website');
+	variableNamesOf.set(record, names);
+	return names;
+}
+
+const titleOf = (name: string) =>
+	name === 'media' ? 'Media URL' : name === 'visit_website' ? 'Button link' : `Body ${name.slice('body'.length)}`;
+
+/** A template's variables as the editor shows them: each label says where the variable sits in the template's text, when the text shows it. */
+export function templateVariables(record: TemplateRecord): TemplateVariable[] {
 	const text = templateText(record);
-	return names.map(([name, title]) => {
+	return variableNames(record).map((name) => {
 		const context = around(text, readableToken(name), LABEL_CONTEXT);
 		// The words first: n8n cuts a field's label after about 26 characters at its default width.
-		return { name, label: context ? `${context} (${title})` : title };
+		return { name, label: context ? `${context} (${titleOf(name)})` : titleOf(name) };
 	});
 }
 

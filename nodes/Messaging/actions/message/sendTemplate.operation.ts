@@ -7,7 +7,7 @@ import { firstOf } from '../../../shared/output';
 import type { PreparedItem } from '../../../shared/router';
 import type { Run } from '../../../shared/transport';
 import { asText, ItemInput, quoted } from '../../../shared/validation';
-import { accountTemplates, isApproved, TEMPLATE_ID_PATTERN, templateVariables } from '../../templates';
+import { accountTemplates, isApproved, TEMPLATE_ID_PATTERN, variableNames } from '../../templates';
 import type { TemplateRecord } from '../../templates';
 
 export const option = {
@@ -114,7 +114,7 @@ export function checkTemplate(
 	if (!isApproved(template)) {
 		input.fail('template', 'Template', `${label} is ${template.status ?? 'of unknown status'}, not APPROVED; only approved templates can be sent`);
 	}
-	const expected = templateVariables(template).map((variable) => variable.name);
+	const expected = variableNames(template);
 	const takes = expected.length > 0 ? `it takes ${expected.join(', ')}` : 'it takes no variables';
 	// An empty value for a variable the template does not take carries nothing: one mapping can
 	// then serve templates chosen per item that take different variables.
@@ -141,7 +141,7 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number, run: R
 		input.fail('template', 'Template', `${quoted(template)} is not a template ID; template IDs are UUIDs such as 6f1d2c3b-4a59-4e8f-9a7b-1c2d3e4f5a6b`);
 	}
 	const record = (await accountTemplates.call(this, run, itemIndex)).find((candidate) => candidate.template_id === template);
-	const expected = record ? templateVariables(record).map((variable) => variable.name) : [];
+	const expected = record ? variableNames(record) : [];
 	const provided = providedValues(input, this.getNodeParameter('variables', itemIndex, {}), this.getInputData()[itemIndex]?.json ?? {}, expected);
 	const variables = checkTemplate(input, template, record, provided);
 	return {
