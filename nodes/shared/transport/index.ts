@@ -172,8 +172,7 @@ async function newTarget(state: RunState, api: ServiceApi, itemIndex: number): P
 }
 
 /** The base URL a request needs, or a clear error naming the credential field. */
-export async function baseUrlOf(context: RequestContext, api: ServiceApi, itemIndex = 0): Promise<string> {
-	const check = (await targetOf(runOf(context), api, itemIndex)).baseUrl;
+function baseUrlOf(context: RequestContext, api: ServiceApi, check: BaseUrlCheck, itemIndex: number): string {
 	if (!check.ok) {
 		const { baseUrlField, baseUrlLabel } = SERVICE_APIS[api];
 		throw new NodeOperationError(context.getNode(), `The credential's ${baseUrlLabel} (${baseUrlField}) ${check.problem} [item ${itemIndex}]`, {
@@ -204,8 +203,8 @@ const isIdempotent = (method: IHttpRequestMethods) => method === 'GET' || method
 export async function serviceRequest<T = unknown>(this: RequestContext, itemIndex: number, request: ServiceRequest): Promise<T> {
 	const state = runOf(this);
 	const { policy } = state;
-	const url = `${await baseUrlOf(this, request.api, itemIndex)}${request.path}`;
-	const { credentials, secrets, limiter } = await targetOf(state, request.api, itemIndex);
+	const { credentials, baseUrl, secrets, limiter } = await targetOf(state, request.api, itemIndex);
+	const url = `${baseUrlOf(this, request.api, baseUrl, itemIndex)}${request.path}`;
 	const attempt: Attempt = {
 		context: this,
 		request,
