@@ -200,9 +200,12 @@ function modelTemplateSend(phone: Input, templateId: Input, values: Array<[strin
 		if (text === undefined) return 'refused';
 		variables[name] = text;
 	}
-	if (Object.keys(variables).some((name) => name !== 'body1' && name !== 'body2')) return 'refused';
+	// A name the template does not take is refused when it carries a value; a blank one carries
+	// nothing and is dropped (one mapping can serve templates that take different variables).
+	const unknown = Object.keys(variables).filter((name) => name !== 'body1' && name !== 'body2');
+	if (unknown.some((name) => variables[name].trim() !== '')) return 'refused';
 	if ((variables.body1 ?? '').trim() === '' || (variables.body2 ?? '').trim() === '') return 'refused';
-	return { template, variables, phone_number: phoneNumber };
+	return { template, variables: { body1: variables.body1, body2: variables.body2 }, phone_number: phoneNumber };
 }
 
 describe('Message → Send Template', () => {
