@@ -114,6 +114,14 @@ test('Send Template in the editor: template list, variables, Execute step', asyn
 		);
 		expect(await credentialSelect.count()).toBe(1);
 		expect(await ndv.locator('[data-test-id="credentials-label"]').innerText()).toMatch(/Messaging Bearer Token API/);
+		// n8n hides a node's parameters that it takes for the credential's auth field; the
+		// Resource and Operation selectors must stay, showing the saved choice.
+		const resourceSelect = ndv.locator('[data-test-id="parameter-input-resource"] input').first();
+		const operationSelect = ndv.locator('[data-test-id="parameter-input-operation"] input').first();
+		await expect.poll(async () => await resourceSelect.isVisible()).toBe(true);
+		expect(await resourceSelect.inputValue()).toBe('Message');
+		expect(await operationSelect.isVisible()).toBe(true);
+		expect(await operationSelect.inputValue()).toBe('Send Template');
 
 		// The template list comes from the emulator through the node's listSearch method.
 		const rlcInput = ndv.locator('[data-test-id="resource-locator-template"] [data-test-id="rlc-input"]');

@@ -1,9 +1,30 @@
 import { describe, expect, it } from 'vitest';
 
+import { MessagingAuthorizationKeyApi } from '../../credentials/MessagingAuthorizationKeyApi.credentials';
+import { MessagingBearerApi } from '../../credentials/MessagingBearerApi.credentials';
+import { MessagingXApiKeyApi } from '../../credentials/MessagingXApiKeyApi.credentials';
 import { callCredentialTest } from '../harness';
 import { useEmulator } from './setup';
 
 const emulator = useEmulator();
+
+describe('authenticate', () => {
+	// n8n (2.41) counts a credential type as usable by the HTTP Request node, and gives the node
+	// its Custom API Call option, only when `authenticate` is an own property of the instance it
+	// loads and serialises; a class method is dropped there, and then the editor takes Operation
+	// for the credential's auth field and hides the Resource and Operation selectors.
+	it.each([
+		['messagingBearerApi', new MessagingBearerApi(), 'Authorization', 'Bearer s3cret'],
+		['messagingAuthorizationKeyApi', new MessagingAuthorizationKeyApi(), 'Authorization', 's3cret'],
+		['messagingXApiKeyApi', new MessagingXApiKeyApi(), 'X-API-Key', 's3cret'],
+	])('%s sets its one header and is an own property', async (_name, credential, header, value) => {
+		expect(Object.keys({ ...credential })).toContain('authenticate'); // what n8n's toJSON copies
+		expect(typeof credential.authenticate).toBe('function');
+		const authenticate = credential.authenticate as (c: object, o: object) => Promise<{ headers: object }>;
+		const options = await authenticate({ accessToken: 's3cret', apiKey: 's3cret' }, { url: 'x', headers: { Accept: 'application/json' } });
+		expect(options.headers).toEqual({ Accept: 'application/json', [header]: value });
+	});
+});
 
 describe('credential tests never send a message', () => {
 	it('Bearer: lists templates with the token', async () => {

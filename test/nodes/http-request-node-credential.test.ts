@@ -1,7 +1,7 @@
 /**
  * n8n's HTTP Request node with this package's credential types as *predefined credentials*
  * (Authentication → Predefined Credential Type), in the engine, against the emulator: n8n applies
- * each credential's generic `authenticate` header to the node's request, so users can call an
+ * each credential's `authenticate` (a function that sets the one header) to the node's request, so users can call an
  * endpoint the Messaging node does not cover with the same credential.
  *
  * Needs the pinned n8n (scripts/install-n8n.sh, also used by the e2e suite and the benchmark);
