@@ -45,6 +45,9 @@ export function operationSelector(resource: string, operations: ResourceOperatio
 
 type ItemResult = { ok: true; data: IDataObject[] } | { ok: false; error: Error };
 
+/** The value n8n gives the Custom API Call entry it adds to Resource and Operation. */
+const CUSTOM_API_CALL = '__CUSTOM_API_CALL__';
+
 /**
  * Runs every input item through the chosen operation and returns one output per input item,
  * in input order, each paired to its item. First every item is read and checked, so bad input
@@ -54,8 +57,15 @@ type ItemResult = { ok: true; data: IDataObject[] } | { ok: false; error: Error 
  */
 export async function router(this: IExecuteFunctions, resources: Record<string, ResourceOperations>): Promise<INodeExecutionData[][]> {
 	const resource = this.getNodeParameter('resource', 0) as string;
-	const operationName = this.getNodeParameter('operation', 0) as string;
+	const operationName = resource === CUSTOM_API_CALL ? CUSTOM_API_CALL : (this.getNodeParameter('operation', 0) as string);
 	const operation = resources[resource]?.[operationName];
+	if (operationName === CUSTOM_API_CALL) {
+		// n8n adds this choice to the selectors of every node whose credentials can sign any request.
+		throw new NodeOperationError(this.getNode(), 'Custom API Call is made with n8n\'s HTTP Request node', {
+			description:
+				'Add an HTTP Request node, set Authentication to Predefined Credential Type and pick this credential type: n8n then adds the key to the request.',
+		});
+	}
 	if (!operation) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of "${resource}" is not supported`);
 	}

@@ -179,6 +179,16 @@ describe('bad input fails before any request, naming the item and the field', ()
 		expect(emulator().requests).toHaveLength(0);
 	});
 
+	it('Custom API Call (which n8n adds to Resource and Operation) points to the HTTP Request node', async () => {
+		for (const parameters of [send({ operation: '__CUSTOM_API_CALL__' }), { resource: '__CUSTOM_API_CALL__' }]) {
+			const run = await runMessaging(emulator(), parameters, [{ phone: '+14155550123', text: 'x' }]);
+			expect(run.error).toBeInstanceOf(n8nWorkflow.NodeOperationError);
+			expect(run.error?.message).toBe("Custom API Call is made with n8n's HTTP Request node");
+			expect((run.error as { description?: string }).description).toMatch(/Predefined Credential Type/);
+		}
+		expect(emulator().requests).toHaveLength(0);
+	});
+
 	it('a base URL the operation needs but the credential lacks', async () => {
 		const credentialData = { ...emulator().credentials.messagingBearerApi, sendBaseUrl: '' };
 		const run = await runMessaging(emulator(), send(), [{ phone: '+14155550123', text: 'x' }], { credentialData });
