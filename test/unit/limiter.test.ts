@@ -72,6 +72,49 @@ describe('Limiter', () => {
 		expect(sorted.at(-1)! - sorted[0]).toBeGreaterThanOrEqual(9 * 45);
 	});
 
+	it("paces from the run's start: the starts due while the run checked its items go at once, then evenly", async () => {
+		// 20/s from a run that began 200 ms ago: starts were due at 0, 50, ..., 200 ms: five now.
+		const limiter = new Limiter();
+		const limits = pacing({ maxConcurrent: 8, maxPerSecond: 20 });
+		const since = Date.now() - 200;
+		const starts: number[] = [];
+		await Promise.all(
+			Array.from({ length: 10 }, async () => {
+				const permit = await limiter.acquire(limits, never, { since });
+				starts.push(Date.now());
+				permit.done();
+			}),
+		);
+		const now = starts[0];
+		expect(starts.filter((at) => at - now < 25)).toHaveLength(5);
+		const later = starts.slice(5);
+		expect(later[0] - now).toBeGreaterThanOrEqual(45);
+		later.slice(1).forEach((at, n) => expect(at - later[n]).toBeGreaterThanOrEqual(45));
+		// On the run's schedule, never ahead of it: the tenth was due 450 ms after the run began.
+		expect(starts[9] - since).toBeGreaterThanOrEqual(445);
+		// A later run on the same limiter gets no head start from a time the limiter was busy.
+		const next = await limiter.acquire(limits, never, { since: since + 100 });
+		expect(Date.now() - starts[9]).toBeGreaterThanOrEqual(45);
+		next.done();
+	});
+
+	it('makes up at most one window of a run that waited long before its first start', async () => {
+		const limiter = new Limiter();
+		const limits = pacing({ maxConcurrent: 50, maxPerSecond: 10 });
+		const since = Date.now() - 10_000;
+		const starts: number[] = [];
+		await Promise.all(
+			Array.from({ length: 14 }, async () => {
+				const permit = await limiter.acquire(limits, never, { since });
+				starts.push(Date.now());
+				permit.done();
+			}),
+		);
+		// Due within the last second: 11 (at -1000, -900, ..., 0 ms); the window allows 10.
+		expect(starts.filter((at) => at - starts[0] < 25)).toHaveLength(10);
+		for (const from of starts) expect(starts.filter((at) => at >= from && at < from + 1000).length).toBeLessThanOrEqual(10);
+	});
+
 	it('never starts more than maxPerSecond in any one-second window, measured by start times', async () => {
 		const began = Date.now();
 		const { starts } = await runRequests(new Limiter(), 30, 1, pacing({ maxConcurrent: 8, maxPerSecond: 20 }));

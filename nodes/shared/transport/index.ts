@@ -92,6 +92,8 @@ interface RunState extends Run {
 	haltedBy?: NodeApiError;
 	/** This run's own Max Concurrent Requests, when it is not shared (see RequestPolicy.maxConcurrentSet). */
 	slots?: Slots;
+	/** When the node started (epoch ms), before it checked its items: pacing counts from here. */
+	startedAt: number;
 }
 
 const runs = new WeakMap<object, RunState>();
@@ -111,6 +113,7 @@ function newRun(context: RequestContext, policy: RequestPolicy, stopOnFailure: b
 		context,
 		policy,
 		cancelSignal,
+		startedAt: Date.now(),
 		signal: stopper.signal,
 		failed: (error, permit) => {
 			if (stopOnFailure) stopper.abort(new RunStoppedError());
@@ -237,7 +240,7 @@ export async function serviceRequest<T = unknown>(this: RequestContext, itemInde
 	};
 	let hasSlot = false;
 	for (let attemptNumber = 1; ; attemptNumber++) {
-		const permit = await limiter.acquire(policy, state.signal, { hasSlot, slots: state.slots });
+		const permit = await limiter.acquire(policy, state.signal, { hasSlot, slots: state.slots, since: state.startedAt });
 		const verdict = state.haltedBy
 			? ({ type: 'failed', error: haltedError(attempt, state.haltedBy), haltsRun: false } as const)
 			: await attemptOnce(attempt, options, credentials, state.cancelSignal);

@@ -36,6 +36,8 @@ export interface Slots {
 interface Waiter {
 	pacing: Pacing;
 	slots: Slots;
+	/** When the waiter's run started (epoch ms): its first start may be paced from then (see pump). */
+	since: number;
 	/** A retry keeps the slot it had; it only waits for its start time. */
 	hasSlot: boolean;
 	signal: AbortSignal;
@@ -59,13 +61,17 @@ const WINDOWS = [
 /** How late a timer may fire and a start still count as on time (see pump). */
 const TIMER_LATENESS_MS = 5;
 
+/** How far back a run's first start may be paced from (see pump): one per-second window. */
+const CATCH_UP_MS = 1_000;
+
 /** How long an answer can still count in some window. */
 const LONGEST_COUNTED_MS = Math.max(...WINDOWS.map((window) => window.countedMs));
 
 /**
  * Decides when each request may start, first come first served: at most `maxConcurrent` under
- * way, starts spaced evenly by the per-second/per-minute limits, never more than the limit in
- * any window at the service, and nothing while the service asked us to wait (Retry-After).
+ * way, starts spaced evenly by the per-second/per-minute limits from the run's start, never
+ * more than the limit in any window at the service, and nothing while the service asked us to
+ * wait (Retry-After).
  *
  * A request counts in a window from its start until a window length after its answer: it
  * reaches the service somewhere in between, and only then is it sure to have left every
@@ -101,6 +107,9 @@ export class Limiter {
 
 	private pausedUntil = 0;
 
+	/** Starting the requests that were due while a run checked its items (see pump). */
+	private catchingUp = false;
+
 	/** Wakes the pump when something changed (a release, a pause, a waiter leaving). */
 	private wake?: AbortController;
 
@@ -116,6 +125,8 @@ export class Limiter {
 	pauseUntil(until: number): void {
 		if (until <= this.pausedUntil) return;
 		this.pausedUntil = until;
+		// After a refusal, nothing is made up: the starts resume one interval apart.
+		this.catchingUp = false;
 		this.poke();
 	}
 
@@ -123,19 +134,19 @@ export class Limiter {
 	 * Waits for a free slot (unless `hasSlot`: a retry keeps the slot of its first attempt) and
 	 * the start time. Rejects with the signal's reason, at once, when the signal is aborted while
 	 * waiting; a kept slot is then given back. `slots`: whose Max Concurrent Requests the request
-	 * counts against, this limiter's (everyone sharing it) unless a run brings its own.
+	 * counts against, this limiter's (everyone sharing it) unless a run brings its own. `since`:
+	 * when the request's run started.
 	 */
-	async acquire(pacing: Pacing, signal: AbortSignal, { hasSlot = false, slots = this.slots } = {}): Promise<Permit> {
+	async acquire(pacing: Pacing, signal: AbortSignal, { hasSlot = false, slots = this.slots, since = Date.now() } = {}): Promise<Permit> {
 		if (signal.aborted) throw signal.reason;
 		this.watch(signal);
 		await new Promise<void>((grant, fail) => {
-			const waiter: Waiter = { pacing, slots, hasSlot, signal, grant, fail };
+			const waiter: Waiter = { pacing, slots, hasSlot, since, signal, grant, fail };
 			// A retry goes first: it had its turn, and with one slot the input order holds.
 			if (hasSlot) this.queue.unshift(waiter);
 			else this.queue.push(waiter);
 			this.poke();
 		});
-		this.underway++;
 		let done = false;
 		return {
 			done: ({ keepSlot = false } = {}) => {
@@ -197,9 +208,25 @@ export class Limiter {
 					this.queue.splice(index, 1);
 					if (!head.hasSlot) head.slots.active++;
 					// Spacing counts from when this start was due, so timer lateness does not add up
-					// over a run; a start that waited for something else counts from now.
-					this.lastStart = now - at <= TIMER_LATENESS_MS ? at : now;
+					// over a run; a start that waited for something else counts from now. The first
+					// start since the waiter's run began counts from the run's start (at most a window
+					// back): a run checks every item before its first send, and that time is made up
+					// by starting the requests that were due meanwhile at once. The windows still
+					// hold: startTime checks them for every start.
+					const onTime = now - at <= TIMER_LATENESS_MS;
+					if (this.lastStart < head.since) {
+						this.lastStart = Math.min(now, Math.max(head.since, now - CATCH_UP_MS));
+						this.catchingUp = now - this.lastStart > TIMER_LATENESS_MS;
+					} else if (this.catchingUp) {
+						this.lastStart = at;
+						this.catchingUp = !onTime;
+					} else {
+						this.lastStart = onTime ? at : now;
+					}
 					this.prune(now);
+					// Counted now, not when the waiter resumes: the next start may be decided in
+					// this same turn, and must see this one in every window.
+					this.underway++;
 					head.grant();
 					continue;
 				}
