@@ -98,6 +98,40 @@ describe('Limiter', () => {
 		next.done();
 	});
 
+	it('keeps the run on its schedule when a window holds starts back, and begins afresh after a pause', async () => {
+		// 20/s from a run that began 200 ms ago, answers after 10 ms: 5 start at once. Starts 20-24
+		// wait for a second after the answers of 0-4 (~1.22 s); 25-29 are then due on the run's
+		// schedule (1.25-1.45 s), not 50 ms apart from 1.22 s (up to 1.67 s).
+		const limiter = new Limiter();
+		const limits = pacing({ maxConcurrent: 8, maxPerSecond: 20 });
+		const since = Date.now() - 200;
+		const starts: number[] = [];
+		await Promise.all(
+			Array.from({ length: 30 }, async (_, index) => {
+				const permit = await limiter.acquire(limits, never, { since });
+				starts[index] = Date.now() - since;
+				await delay(10);
+				permit.done();
+			}),
+		);
+		for (const from of starts) expect(starts.filter((at) => at >= from && at < from + 1000).length).toBeLessThanOrEqual(20);
+		expect(starts[29]).toBeGreaterThanOrEqual(1_445);
+		expect(starts[29]).toBeLessThan(1_600);
+		// A Retry-After: nothing is made up after it, the next starts are an interval apart.
+		const pausedAt = Date.now();
+		limiter.pauseUntil(pausedAt + 300);
+		const after: number[] = [];
+		await Promise.all(
+			Array.from({ length: 4 }, async () => {
+				const permit = await limiter.acquire(limits, never, { since });
+				after.push(Date.now());
+				permit.done();
+			}),
+		);
+		expect(after[0] - pausedAt).toBeGreaterThanOrEqual(295);
+		after.slice(1).forEach((at, n) => expect(at - after[n]).toBeGreaterThanOrEqual(45));
+	});
+
 	it('makes up at most one window of a run that waited long before its first start', async () => {
 		const limiter = new Limiter();
 		const limits = pacing({ maxConcurrent: 50, maxPerSecond: 10 });

@@ -58,10 +58,7 @@ const WINDOWS = [
 	{ lengthMs: 60_000, limitOf: (pacing: Pacing) => pacing.maxPerMinute },
 ].map((window) => ({ ...window, countedMs: window.lengthMs + marginMs(window.lengthMs) }));
 
-/** How late a timer may fire and a start still count as on time (see pump). */
-const TIMER_LATENESS_MS = 5;
-
-/** How far back a run's first start may be paced from (see pump): one per-second window. */
+/** How far the pacing schedule may fall behind and still be made up (see pump): one per-second window. */
 const CATCH_UP_MS = 1_000;
 
 /** How long an answer can still count in some window. */
@@ -107,8 +104,8 @@ export class Limiter {
 
 	private pausedUntil = 0;
 
-	/** Starting the requests that were due while a run checked its items (see pump). */
-	private catchingUp = false;
+	/** The service asked us to wait: the next start begins the schedule afresh (see pump). */
+	private resumeAfterPause = false;
 
 	/** Wakes the pump when something changed (a release, a pause, a waiter leaving). */
 	private wake?: AbortController;
@@ -125,8 +122,8 @@ export class Limiter {
 	pauseUntil(until: number): void {
 		if (until <= this.pausedUntil) return;
 		this.pausedUntil = until;
-		// After a refusal, nothing is made up: the starts resume one interval apart.
-		this.catchingUp = false;
+		// After a refusal nothing is made up: the starts resume one interval apart.
+		this.resumeAfterPause = true;
 		this.poke();
 	}
 
@@ -204,6 +201,7 @@ export class Limiter {
 				const now = Date.now();
 				const at = this.startTime(head, now);
 				if (at === undefined) return; // waits for an answer: poke() resumes
+				const due = this.dueTime(head.pacing);
 				if (at <= now) {
 					this.queue.splice(index, 1);
 					if (!head.hasSlot) head.slots.active++;
@@ -213,16 +211,13 @@ export class Limiter {
 					// back): a run checks every item before its first send, and that time is made up
 					// by starting the requests that were due meanwhile at once. The windows still
 					// hold: startTime checks them for every start.
-					const onTime = now - at <= TIMER_LATENESS_MS;
-					if (this.lastStart < head.since) {
-						this.lastStart = Math.min(now, Math.max(head.since, now - CATCH_UP_MS));
-						this.catchingUp = now - this.lastStart > TIMER_LATENESS_MS;
-					} else if (this.catchingUp) {
-						this.lastStart = at;
-						this.catchingUp = !onTime;
-					} else {
-						this.lastStart = onTime ? at : now;
-					}
+					// The schedule goes on from when this start was due, not from when it went out:
+					// a run that checked its items first, or that a window or a slot held back,
+					// makes the time up (the windows still hold: startTime checks every start), so it
+					// keeps the rate it was given from its start. Never from before the run began
+					// or more than a window back; after a Retry-After it begins afresh.
+					this.lastStart = this.resumeAfterPause ? now : Math.min(now, Math.max(due, head.since, now - CATCH_UP_MS));
+					this.resumeAfterPause = false;
 					this.prune(now);
 					// Counted now, not when the waiter resumes: the next start may be decided in
 					// this same turn, and must see this one in every window.
@@ -240,15 +235,24 @@ export class Limiter {
 		}
 	}
 
+	/** When the next start is due by `pacing`'s spacing alone (the last start when it has no rate limit). */
+	private dueTime(pacing: Pacing): number {
+		let due = this.lastStart;
+		for (const { lengthMs, limitOf } of WINDOWS) {
+			const limit = limitOf(pacing);
+			if (limit > 0) due = Math.max(due, this.lastStart + lengthMs / limit);
+		}
+		return due;
+	}
+
 	/** When `waiter`, which has a slot, may start (epoch ms; in the past when it may start now), or undefined while it must wait for an answer. */
 	private startTime(waiter: Waiter, now: number): number | undefined {
 		const { pacing } = waiter;
-		let at = this.pausedUntil;
+		let at = Math.max(this.pausedUntil, this.dueTime(pacing));
 		for (let w = 0; w < WINDOWS.length; w++) {
-			const { lengthMs, countedMs, limitOf } = WINDOWS[w];
+			const { countedMs, limitOf } = WINDOWS[w];
 			const limit = limitOf(pacing);
 			if (limit <= 0) continue;
-			at = Math.max(at, this.lastStart + lengthMs / limit);
 			// Requests that may still be in a window ending now: under way, or answered less than a window ago.
 			const first = this.advance(w, now - countedMs);
 			const answeredInWindow = this.answered.length - first;
