@@ -133,7 +133,7 @@ describe('Sandbox Plants', () => {
 	it('delete: plant id → DELETE /plants/{id}, or refused before any request', async () => {
 		const tally = new Tally();
 		await fc.assert(
-			fc.asyncProperty(fc.oneof(fc.constantFrom(1, 2, 3, '2', 404), integerInput), async (plantId) => {
+			fc.asyncProperty(fc.oneof({ weight: 1, arbitrary: fc.constantFrom(1, 2, 3, '2', 404) }, { weight: 2, arbitrary: integerInput }), async (plantId) => {
 				const run = await runBounded(emulator, {
 					type: 'sandboxPlants',
 					parameters: { resource: 'plant', operation: 'delete', plantId: '={{ $json.plantId }}', options: {} },
