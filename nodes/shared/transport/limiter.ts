@@ -104,9 +104,6 @@ export class Limiter {
 
 	private pausedUntil = 0;
 
-	/** The service asked us to wait: the next start begins the schedule afresh (see pump). */
-	private resumeAfterPause = false;
-
 	/** Wakes the pump when something changed (a release, a pause, a waiter leaving). */
 	private wake?: AbortController;
 
@@ -122,8 +119,6 @@ export class Limiter {
 	pauseUntil(until: number): void {
 		if (until <= this.pausedUntil) return;
 		this.pausedUntil = until;
-		// After a refusal nothing is made up: the starts resume one interval apart.
-		this.resumeAfterPause = true;
 		this.poke();
 	}
 
@@ -199,25 +194,20 @@ export class Limiter {
 				if (index < 0) return; // everyone waits for a slot: a release pokes
 				const head = this.queue[index];
 				const now = Date.now();
-				const at = this.startTime(head, now);
-				if (at === undefined) return; // waits for an answer: poke() resumes
 				const due = this.dueTime(head.pacing);
+				const at = this.startTime(head, now, due);
+				if (at === undefined) return; // waits for an answer: poke() resumes
 				if (at <= now) {
 					this.queue.splice(index, 1);
 					if (!head.hasSlot) head.slots.active++;
-					// Spacing counts from when this start was due, so timer lateness does not add up
-					// over a run; a start that waited for something else counts from now. The first
-					// start since the waiter's run began counts from the run's start (at most a window
-					// back): a run checks every item before its first send, and that time is made up
-					// by starting the requests that were due meanwhile at once. The windows still
-					// hold: startTime checks them for every start.
 					// The schedule goes on from when this start was due, not from when it went out:
 					// a run that checked its items first, or that a window or a slot held back,
 					// makes the time up (the windows still hold: startTime checks every start), so it
 					// keeps the rate it was given from its start. Never from before the run began
-					// or more than a window back; after a Retry-After it begins afresh.
-					this.lastStart = this.resumeAfterPause ? now : Math.min(now, Math.max(due, head.since, now - CATCH_UP_MS));
-					this.resumeAfterPause = false;
+					// or more than a window back; after a Retry-After (no start since the pause
+					// began) it begins afresh.
+					const firstAfterPause = this.lastStart < this.pausedUntil;
+					this.lastStart = firstAfterPause ? now : Math.min(now, Math.max(due, head.since, now - CATCH_UP_MS));
 					this.prune(now);
 					// Counted now, not when the waiter resumes: the next start may be decided in
 					// this same turn, and must see this one in every window.
@@ -245,10 +235,13 @@ export class Limiter {
 		return due;
 	}
 
-	/** When `waiter`, which has a slot, may start (epoch ms; in the past when it may start now), or undefined while it must wait for an answer. */
-	private startTime(waiter: Waiter, now: number): number | undefined {
+	/**
+	 * When `waiter`, which has a slot, may start (epoch ms; in the past when it may start now),
+	 * or undefined while it must wait for an answer. `due`: dueTime of its pacing.
+	 */
+	private startTime(waiter: Waiter, now: number, due: number): number | undefined {
 		const { pacing } = waiter;
-		let at = Math.max(this.pausedUntil, this.dueTime(pacing));
+		let at = Math.max(this.pausedUntil, due);
 		for (let w = 0; w < WINDOWS.length; w++) {
 			const { countedMs, limitOf } = WINDOWS[w];
 			const limit = limitOf(pacing);
