@@ -130,9 +130,10 @@ describe('pacing and concurrency, measured at the emulator', () => {
 		expect(run.error).toBeUndefined();
 		const requests = sendRequests(emulator);
 		expect(requests).toHaveLength(3);
-		// 60 s / 30 = one request every 2 s.
+		// 60 s / 30 = one request every 2 s, kept from the first (one sent late by a busy machine
+		// does not push the next back, so the gaps between neighbours may differ).
 		expect(requests[1].at - requests[0].at).toBeGreaterThanOrEqual(1_950);
-		expect(requests[2].at - requests[1].at).toBeGreaterThanOrEqual(1_950);
+		expect(requests[2].at - requests[0].at).toBeGreaterThanOrEqual(3_950);
 	}, 15_000);
 
 	it.each([1, 4, 10])('Max Concurrent Requests %i: never more requests in flight at the service', async (maxConcurrent) => {
