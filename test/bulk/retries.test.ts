@@ -36,13 +36,17 @@ const requestsTo = (api: RequestRecord['api']) => emulator.requests.filter((requ
 const phoneOfRequest = (request: RequestRecord) => (request.body as { phone: string }).phone;
 // `at` (performance clock) and the scheduler's Date.now() may disagree by a few ms.
 const CLOCK_SLACK_MS = 10;
+// Requests the client started before it read a 429 may still arrive just after it was answered
+// (they were under way); after this grace nothing new may arrive until the retry time.
+const UNDER_WAY_GRACE_MS = 50;
 
 describe('429: the whole run waits for Retry-After', () => {
 	it('no request of the run reaches the service before the retry time (paced run)', async () => {
 		const latencyMs = 20;
 		emulator.setFaults({ latencyMs, script: ['429'] });
 		// Paced at 5/s, items 1.. would start at 200 ms, 400 ms, ... if the 429 (answered after
-		// ~20-50 ms) did not pause them.
+		// ~20-50 ms) did not pause them. (On a busy machine the run's checks may take long enough
+		// that item 1 is due at once, and is under way when the 429 is read: the grace allows it.)
 		const run = await runDirectSend(emulator, { items: bulkItems(6), options: { maxConcurrent: 4, maxPerSecond: 5 } });
 		expect(run.error).toBeUndefined();
 		expect(pairingProblems(run.items, 6)).toEqual([]);
@@ -53,10 +57,11 @@ describe('429: the whole run waits for Retry-After', () => {
 		expect(limited.outcome).toBe('rate-limited');
 		expect(phoneOfRequest(limited)).toBe(phoneOf(0));
 		// The 429 was answered latencyMs after it arrived; Retry-After: 1 second from then.
-		const retryTime = limited.at + latencyMs + 1_000;
-		expect(rest.map((request) => Math.round(request.at - retryTime))).toSatisfy((offsets: number[]) =>
-			offsets.every((offset) => offset >= -CLOCK_SLACK_MS),
-		);
+		const answeredAt = limited.at + latencyMs;
+		const retryTime = answeredAt + 1_000;
+		const early = rest.filter((request) => request.at > answeredAt + UNDER_WAY_GRACE_MS && request.at < retryTime - CLOCK_SLACK_MS);
+		expect(early.map((request) => `${phoneOfRequest(request)} at +${Math.round(request.at - answeredAt)} ms`)).toEqual([]);
+		expect(rest.filter((request) => request.at >= retryTime - CLOCK_SLACK_MS).length).toBeGreaterThanOrEqual(2);
 		// Item 0 was retried after the pause and delivered once.
 		expect(rest.filter((request) => phoneOfRequest(request) === phoneOf(0)).map((request) => request.outcome)).toEqual(['delivered']);
 		expect(emulator.deliveryCounts().get(deliveryKey(0))).toBe(1);
@@ -74,10 +79,7 @@ describe('429: the whole run waits for Retry-After', () => {
 		const requests = sendRequests(emulator);
 		const limited = requests.find((request) => request.outcome === 'rate-limited')!;
 		const answeredAt = limited.at + latencyMs;
-		// Requests the client started before it read the 429 may still arrive just after it was
-		// answered (they were under way); after a short grace nothing may arrive until the retry time.
-		const graceMs = 50;
-		const early = requests.filter((request) => request.at > answeredAt + graceMs && request.at < answeredAt + 1_000 - CLOCK_SLACK_MS);
+		const early = requests.filter((request) => request.at > answeredAt + UNDER_WAY_GRACE_MS && request.at < answeredAt + 1_000 - CLOCK_SLACK_MS);
 		expect(early.map((request) => `${phoneOfRequest(request)} at +${Math.round(request.at - answeredAt)} ms`)).toEqual([]);
 		expect(requests.filter((request) => request.at >= answeredAt + 1_000 - CLOCK_SLACK_MS).length).toBeGreaterThanOrEqual(5);
 		expect(run.elapsedMs).toBeGreaterThan(1_000);
