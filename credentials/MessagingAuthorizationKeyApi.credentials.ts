@@ -1,10 +1,6 @@
-import type {
-	Icon,
-	ICredentialDataDecryptedObject,
-	ICredentialType,
-	IHttpRequestOptions,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { Icon, ICredentialType, INodeProperties } from 'n8n-workflow';
+
+import { setsHeader } from './headerAuthentication';
 
 /**
  * The dashboard send (v2) API takes the key itself in `Authorization`, with no `Bearer`
@@ -42,18 +38,6 @@ export class MessagingAuthorizationKeyApi implements ICredentialType {
 		},
 	];
 
-	/**
-	 * Sets the one header itself. A generic `authenticate` has n8n evaluate its value as an
-	 * expression on every request, about 0.4 ms of CPU each in n8n 2.x's isolated-vm engine; n8n
-	 * calls this function directly with the decrypted credential, through the same
-	 * httpRequestWithAuthentication (so the HTTP Request node's predefined-credential mode works too).
-	 * An own property, not a method: n8n lists a credential type as usable by the HTTP Request
-	 * node (and gives the node its Custom API Call option) only when `authenticate` is an own
-	 * property of the loaded instance; without that, n8n 2.41's editor takes Operation for the
-	 * credential's auth field and hides the node's Resource and Operation selectors.
-	 */
-	authenticate = async (credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> => {
-		requestOptions.headers = { ...requestOptions.headers, Authorization: String(credentials.apiKey ?? '') };
-		return requestOptions;
-	};
+	/** An own property, not a method: see setsHeader. */
+	authenticate = setsHeader('Authorization', (credentials) => String(credentials.apiKey ?? ''));
 }
