@@ -158,11 +158,13 @@ export function templateVariables(record: TemplateRecord): TemplateVariable[] {
 	});
 }
 
-export const isApproved = (record: TemplateRecord) => String(record.status ?? '').toUpperCase() === 'APPROVED';
+const statusOf = (record: TemplateRecord) => String(record.status ?? '').toUpperCase();
 
-/** Why a template that is not approved cannot be sent, for the picker and the run-time error. */
-export function notSendable(record: TemplateRecord): string {
-	const status = String(record.status ?? '').toUpperCase();
+export const isApproved = (record: TemplateRecord) => statusOf(record) === 'APPROVED';
+
+/** Why a template that is not approved cannot be sent, as the picker marks it. */
+function notSendable(record: TemplateRecord): string {
+	const status = statusOf(record);
 	if (status === 'PENDING') return 'PENDING, cannot be sent yet';
 	return `${status === '' ? 'status unknown' : status}, cannot be sent`;
 }

@@ -58,7 +58,6 @@ const CUSTOM_API_CALL = '__CUSTOM_API_CALL__';
 export async function router(this: IExecuteFunctions, resources: Record<string, ResourceOperations>): Promise<INodeExecutionData[][]> {
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operationName = resource === CUSTOM_API_CALL ? CUSTOM_API_CALL : (this.getNodeParameter('operation', 0) as string);
-	const operation = resources[resource]?.[operationName];
 	if (operationName === CUSTOM_API_CALL) {
 		// n8n adds this choice to the selectors of every node whose credentials can sign any request.
 		throw new NodeOperationError(this.getNode(), 'Custom API Call is made with n8n\'s HTTP Request node', {
@@ -66,6 +65,7 @@ export async function router(this: IExecuteFunctions, resources: Record<string, 
 				'Add an HTTP Request node, set Authentication to Predefined Credential Type and pick this credential type: n8n then adds the key to the request.',
 		});
 	}
+	const operation = resources[resource]?.[operationName];
 	if (!operation) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of "${resource}" is not supported`);
 	}
