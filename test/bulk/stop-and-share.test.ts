@@ -12,7 +12,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { startEmulator, type Emulator } from '../emulator';
+import { startEmulator, type Emulator, type RequestRecord } from '../emulator';
 import { runNode } from '../harness';
 import { bulkItems, directSendParameters, pairingProblems, phoneOf, sendRequests, type SendOptions } from './support';
 
@@ -55,16 +55,7 @@ async function execution(run: ExecutionOptions) {
 /** Items whose recipients do not clash with another execution's. */
 const itemsFrom = (first: number, count: number) => bulkItems(first + count).slice(first);
 
-/** The largest number of arrivals in any window of `windowMs`, over the given arrival times. */
-function busiestWindow(arrivals: number[], windowMs: number): number {
-	const sorted = [...arrivals].sort((a, b) => a - b);
-	let busiest = 0;
-	for (let start = 0, end = 0; end < sorted.length; end++) {
-		while (sorted[end] - sorted[start] >= windowMs) start++;
-		busiest = Math.max(busiest, end - start + 1);
-	}
-	return busiest;
-}
+const isSend = (request: RequestRecord) => request.api === 'send';
 
 describe('stopping is prompt', () => {
 	it('a run paced at 6/min that fails at its first item ends within 1 s, and nothing else is sent', async () => {
@@ -119,7 +110,7 @@ describe('limits shared across executions', () => {
 		const arrivals = sendRequests(emulator).map((request) => request.at);
 		expect(arrivals).toHaveLength(40);
 		expect(emulator.duplicates()).toEqual([]);
-		expect(busiestWindow(arrivals, 1_000)).toBeLessThanOrEqual(10);
+		expect(emulator.maxRequestsInWindow(1_000, isSend)).toBeLessThanOrEqual(10);
 		// 40 requests at 10/s: at least about 3.9 s, the limit really governed all four.
 		expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeGreaterThan(3_500);
 	}, 20_000);
@@ -134,7 +125,7 @@ describe('limits shared across executions', () => {
 				}),
 			),
 		);
-		expect(busiestWindow(sendRequests(emulator).map((request) => request.at), 1_000)).toBeGreaterThan(10);
+		expect(emulator.maxRequestsInWindow(1_000, isSend)).toBeGreaterThan(10);
 	}, 20_000);
 
 	it('different credentials never wait for each other', async () => {
@@ -158,7 +149,7 @@ describe('limits shared across executions', () => {
 			),
 		);
 		// A request stays at the service for 60 ms: arrivals closer than that were under way together.
-		expect(busiestWindow(sendRequests(emulator).map((request) => request.at), 55)).toBeLessThanOrEqual(2);
+		expect(emulator.maxRequestsInWindow(55, isSend)).toBeLessThanOrEqual(2);
 		expect(sendRequests(emulator)).toHaveLength(12);
 	}, 20_000);
 

@@ -92,10 +92,10 @@ describe('parseRetryAfter', () => {
 		expect(parseRetryAfter('Sat, 21 Nov 2026 09:00:00 GMT', now)).toBeUndefined();
 		expect(parseRetryAfter({}, now)).toBeUndefined();
 	});
-	// BUG (minor, reported to the lead): V8's lenient Date.parse reads any text ending in a
-	// number that looks like a year as a date ("soon 2030" is 1 Jan 2030), so such garbage
-	// becomes a years-long wait and fails the item as "more than Max Wait" instead of backing
-	// off. Only an HTTP date (IMF-fixdate, or the obsolete RFC 850 / asctime forms) is a date.
+	// V8's lenient Date.parse reads any text ending in a number that looks like a year as a date
+	// ("soon 2030" is 1 Jan 2030): such garbage would become a years-long wait and fail the item
+	// as "more than Max Wait" instead of backing off. Only an HTTP date (IMF-fixdate, or the
+	// obsolete RFC 850 / asctime forms) is a date.
 	it('ignores garbage that merely ends in a number, instead of reading it as a date', () => {
 		expect(parseRetryAfter('soon 2030', now)).toBeUndefined();
 		expect(parseRetryAfter('x 99999', now)).toBeUndefined();
@@ -168,8 +168,8 @@ describe('normalizeBaseUrl', () => {
 		expect(normalizeBaseUrl('https://x.example.com/a?b=1', 'any').ok).toBe(false);
 		expect(normalizeBaseUrl('https://x.example.com/a#top', 'any').ok).toBe(false);
 	});
-	// BUG (reported to the lead): URL() gives an empty `search`/`hash` for a bare '?' or '#', so
-	// these pass, and a path appended to them lands in the query or fragment
+	// URL() gives an empty `search`/`hash` for a bare '?' or '#', so a check on those would let
+	// these pass, and a path appended to them would land in the query or fragment
 	// ("https://x.example.com/api:AbC1?/send" posts to /api:AbC1).
 	it.each(['https://x.example.com/api:AbC1?', 'https://x.example.com/api:AbC1#', 'https://x.example.com/api:AbC1/?', 'http://127.0.0.1:5681/api:x#'])(
 		'refuses a base URL with a bare ? or # (%s)',
