@@ -3,15 +3,16 @@
  * Many executions, one account: N executions of Messaging → Send with one item each, all
  * started at once in this process with the same credential (one per turn of the event loop, as
  * a server takes N webhook calls that arrive together), against an emulator that enforces
- * the account's per-second limit with 429 + Retry-After. Run once with "Share Limits Across
- * Executions" and once without, to show what sharing changes: with it the executions wait for
+ * the account's per-second limit with 429 + Retry-After. Run with "Share Limits Across
+ * Executions" and without (bench/run.ts runs both, and sharing once more in n8n's legacy
+ * expression engine), to show what sharing changes: with it the executions wait for
  * each other and the service refuses nothing; without it each execution's own limit is no limit
  * at all for the account, and only 429 retries (as many as Max Retries allows) get messages out.
  */
 import type { ExpressionEngine, LoadedPackage } from '../../test/harness';
 import { makeItems, runOurNode, type RunOutcome } from './contenders';
 import { maxInWindow, type EmulatorProcess } from './emulator-process';
-import { measure, settle, type Sample } from './measure';
+import { measure, median, settle, type Sample } from './measure';
 
 export interface ExecutionsPlan {
 	executions: number;
@@ -91,7 +92,7 @@ export async function executionsRun(
 	for (const outcome of outcomes) {
 		if (outcome.error) errorCounts.set(outcome.error, (errorCounts.get(outcome.error) ?? 0) + 1);
 	}
-	const nodeMs = outcomes.map((o) => o.nodeMs ?? NaN).filter(Number.isFinite).sort((a, b) => a - b);
+	const nodeMs = outcomes.map((o) => o.nodeMs ?? NaN).filter(Number.isFinite);
 	return {
 		...sample,
 		share,
@@ -108,7 +109,7 @@ export async function executionsRun(
 		firstArrivalMs: first - startEpoch,
 		arrivalSpanMs: last - first,
 		lastArrivalToDoneMs: doneEpoch - last,
-		nodeMsMedian: nodeMs[Math.floor(nodeMs.length / 2)] ?? NaN,
-		nodeMsMax: nodeMs.at(-1) ?? NaN,
+		nodeMsMedian: median(nodeMs),
+		nodeMsMax: nodeMs.length > 0 ? Math.max(...nodeMs) : NaN,
 	};
 }
