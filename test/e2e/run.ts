@@ -2,9 +2,9 @@
 /**
  * `npm run test:e2e [args]`: checks the machine first (Chromium, room for the first n8n
  * install; support/prerequisites.ts), so a missing piece fails in a second with the command
- * that fixes it instead of after minutes of installing n8n; then `npm run build` and
- * `vitest run -c vitest.e2e.config.ts [args]`. Extra arguments go to vitest (a file,
- * `-t name`, ...).
+ * that fixes it instead of after minutes of installing n8n; then
+ * `vitest run -c vitest.e2e.config.ts [args]`, whose global setup packs the package (`npm pack`
+ * builds it first). Extra arguments go to vitest (a file, `-t name`, ...).
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -19,18 +19,9 @@ if (problems.length > 0) {
 	process.exit(1);
 }
 
-let child: ReturnType<typeof spawn> | undefined;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child?.kill(signal));
-
-/** Runs a command in the repository with this terminal; resolves with its exit code. */
-function run(command: string, commandArgs: string[]): Promise<number> {
-	child = spawn(command, commandArgs, { cwd: root, stdio: 'inherit' });
-	return new Promise((done) => child!.on('exit', (code, signal) => done(code ?? (signal ? 1 : 0))));
-}
-
-void (async () => {
-	const built = await run('npm', ['run', 'build']);
-	if (built !== 0) process.exit(built);
-	const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
-	process.exit(await run(process.execPath, [vitest, 'run', '-c', 'vitest.e2e.config.ts', ...args]));
-})();
+const vitest = spawn(process.execPath, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '-c', 'vitest.e2e.config.ts', ...args], {
+	cwd: root,
+	stdio: 'inherit',
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => vitest.kill(signal));
+vitest.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

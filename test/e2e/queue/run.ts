@@ -15,8 +15,7 @@
  * test/e2e/.work/queue/logs/.
  *
  * Settings (environment, all optional): QUEUE_EXECUTIONS (40), QUEUE_ACCOUNT_PER_MINUTE
- * (30, the emulator's limit), QUEUE_WORKERS (2), QUEUE_SHARE_LIMITS (auto: on when the node
- * has the option; 0 = off).
+ * (30, the emulator's limit), QUEUE_WORKERS (2), QUEUE_SHARE_LIMITS (on; 0 = off).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -190,7 +189,7 @@ async function main(): Promise<string[]> {
 	const missing = await missingPackageTypes(rest);
 	if (missing.length > 0) throw new Error(`n8n main did not load the package: missing ${missing.join(', ')} (see ${mainServer.logFile})`);
 
-	const share = await shareLimitsSetting(rest);
+	const shareLimits = process.env.QUEUE_SHARE_LIMITS !== '0';
 	const perWorkerLimit = Math.max(1, Math.floor(ACCOUNT_PER_MINUTE / WORKERS));
 	const workflow = await rest.createWorkflow({
 		name: 'Queue mode: webhook -> message',
@@ -220,7 +219,7 @@ async function main(): Promise<string[]> {
 						maxPerMinute: perWorkerLimit,
 						// A per-minute limiter may ask for up to a minute.
 						maxWaitSeconds: 90,
-						...(share.available ? { shareLimitsAcrossExecutions: share.on } : {}),
+						shareLimitsAcrossExecutions: shareLimits,
 					},
 				},
 				credentials: { messagingBearerApi: CREDENTIAL_REFS.messagingBearerApi },
@@ -230,7 +229,7 @@ async function main(): Promise<string[]> {
 		settings: { executionOrder: 'v1' },
 	});
 	await rest.activateWorkflow(workflow.id);
-	const shareText = share.available ? (share.on ? 'on' : 'off') : 'not in this build';
+	const shareText = shareLimits ? 'on' : 'off';
 	log(`workflow ${workflow.id} published; Max Requests Per Minute ${perWorkerLimit} per worker, shared limits ${shareText}`);
 
 	emulator.reset();
@@ -251,18 +250,6 @@ async function main(): Promise<string[]> {
 	log(`${executions.length} executions finished ${seconds(runWallMs)} after the first call`);
 
 	return await check({ rest, emulator, messages, executions, workers, runWallMs, perWorkerLimit, shareText });
-}
-
-/** Whether the node offers shareLimitsAcrossExecutions, and whether this run turns it on. */
-async function shareLimitsSetting(rest: N8nRest): Promise<{ available: boolean; on: boolean }> {
-	type Property = { name: string; options?: Property[] };
-	const types = await rest.request<Array<{ name: string; properties: Property[] }>>('GET', '/types/nodes.json');
-	const options = types.find((t) => t.name === MESSAGING_NODE_TYPE)?.properties.filter((p) => p.name === 'options') ?? [];
-	const hasOption = (name: string) => options.some((p) => p.options?.some((o) => o.name === name));
-	// Guards the detection itself: without it, a changed types format would silently test "off" forever.
-	if (!hasOption('maxPerMinute')) throw new Error(`Cannot read the options of ${MESSAGING_NODE_TYPE} from /types/nodes.json`);
-	const available = hasOption('shareLimitsAcrossExecutions');
-	return { available, on: available && process.env.QUEUE_SHARE_LIMITS !== '0' };
 }
 
 async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
