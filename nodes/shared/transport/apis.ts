@@ -1,0 +1,27 @@
+import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
+
+import type { BaseUrlPolicy } from './baseUrl';
+
+/** The service's API groups: which credential signs them and which credential field holds their base URL. */
+export const SERVICE_APIS = {
+	send: { credentialType: 'messagingBearerApi', baseUrlField: 'sendBaseUrl', baseUrlLabel: 'Send Base URL', urlPolicy: 'httpsOrLoopback' },
+	templateSend: { credentialType: 'messagingBearerApi', baseUrlField: 'templateSendBaseUrl', baseUrlLabel: 'Template Send Base URL', urlPolicy: 'httpsOrLoopback' },
+	templates: { credentialType: 'messagingBearerApi', baseUrlField: 'templatesBaseUrl', baseUrlLabel: 'Templates Base URL', urlPolicy: 'httpsOrLoopback' },
+	dashboard: { credentialType: 'messagingAuthorizationKeyApi', baseUrlField: 'dashboardUrl', baseUrlLabel: 'Dashboard URL', urlPolicy: 'httpsOrLoopback' },
+	alternative: { credentialType: 'messagingXApiKeyApi', baseUrlField: 'apiUrl', baseUrlLabel: 'API URL', urlPolicy: 'httpsOrLoopback' },
+	// The sandbox is plain http by design.
+	sandbox: { credentialType: 'messagingBearerApi', baseUrlField: 'sandboxBaseUrl', baseUrlLabel: 'Sandbox Base URL', urlPolicy: 'any' },
+} as const satisfies Record<string, { credentialType: string; baseUrlField: string; baseUrlLabel: string; urlPolicy: BaseUrlPolicy }>;
+
+export type ServiceApi = keyof typeof SERVICE_APIS;
+
+export interface ServiceRequest {
+	api: ServiceApi;
+	method: IHttpRequestMethods;
+	/** Appended to the API's base URL, e.g. `/send`. */
+	path: string;
+	body?: IDataObject;
+	qs?: IDataObject;
+	/** The endpoint's success answer as the spec gives it; any other 2xx answer is a failure. */
+	isSuccess: (body: unknown) => boolean;
+}
