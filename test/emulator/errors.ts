@@ -63,6 +63,8 @@ export function errorBody(style: ErrorStyle, error: ApiError): unknown {
 export const COMMON_ERRORS = {
 	rateLimited: (headers: Record<string, string>) =>
 		new ApiError(429, 'RATE_LIMITED', 'Rate limit exceeded (messages per minute)', undefined, headers),
+	/** Spec part 7, condition 7, as a 400 in the API's own error body: no Retry-After. */
+	rateLimitReason: () => new ApiError(400, 'RATE_LIMITED', 'Rate limit exceeded (messages per minute or per hour)'),
 	serverError: (status: number) =>
 		status === 502
 			? new ApiError(502, 'BAD_GATEWAY', 'Bad gateway: upstream error')

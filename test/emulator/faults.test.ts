@@ -72,6 +72,17 @@ describe('rate limit', () => {
 		expect(answer.headers.get('retry-after')).toBe('3');
 	});
 
+	it("answer 'reason': the spec's form of a rate refusal, a 400 in each API's error body with no Retry-After", async () => {
+		emulator.setFaults({ rateLimit: { limit: 1, windowMs: 60_000, answer: 'reason' } });
+		expect((await api.send(text(1))).status).toBe(200);
+		const direct = await api.send(text(2));
+		expect(direct.status).toBe(400);
+		expect(direct.headers.get('retry-after')).toBeNull();
+		expect(direct.body).toEqual({ message: 'Message sending failed | Reason: Rate limit exceeded (messages per minute or per hour)' });
+		expect(emulator.deliveries).toHaveLength(1);
+		expect(emulator.requests.at(-1)?.outcome).toBe('rate-limited');
+	});
+
 	it('Retry-After as an HTTP-date', async () => {
 		emulator.setFaults({ rateLimit: { limit: 1, windowMs: 60_000, retryAfterFormat: 'date' } });
 		await api.send(text(1));

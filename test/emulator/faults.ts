@@ -48,6 +48,8 @@ export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
 export type FaultAction =
 	| { kind: 'none' }
 	| { kind: '429'; retryAfter: string }
+	/** The spec's own form of a rate refusal: 400, the API's error body, no Retry-After. */
+	| { kind: 'rate-reason' }
 	| { kind: 'reset' }
 	| { kind: 'reset-after' }
 	| { kind: 'close-after' }
@@ -191,10 +193,11 @@ export function validateFaultsPatch(input: unknown): FaultsPatch {
 			rateLimit.windowMs > 0 &&
 			(rateLimit.retryAfterSeconds === undefined ||
 				(isNumber(rateLimit.retryAfterSeconds) && rateLimit.retryAfterSeconds >= 0)) &&
-			(rateLimit.retryAfterFormat === undefined || ['seconds', 'date'].includes(rateLimit.retryAfterFormat));
+			(rateLimit.retryAfterFormat === undefined || ['seconds', 'date'].includes(rateLimit.retryAfterFormat)) &&
+			(rateLimit.answer === undefined || ['429', 'reason'].includes(rateLimit.answer));
 		if (!ok) {
 			throw new Error(
-				"Fault 'rateLimit' must be null or {limit, windowMs > 0, retryAfterSeconds?, retryAfterFormat?: 'seconds'|'date'}",
+				"Fault 'rateLimit' must be null or {limit, windowMs > 0, retryAfterSeconds?, retryAfterFormat?: 'seconds'|'date', answer?: '429'|'reason'}",
 			);
 		}
 	}
@@ -301,6 +304,7 @@ export class FaultController {
 			this.admitted.push(t);
 			return undefined;
 		}
+		if (rule.answer === 'reason') return { kind: 'rate-reason' };
 		const freesInMs = this.oldest < this.admitted.length ? this.admitted[this.oldest] + rule.windowMs - t : rule.windowMs;
 		const seconds = rule.retryAfterSeconds ?? Math.max(1, Math.ceil(freesInMs / 1000));
 		return tooManyRequests(this.current, rule.retryAfterFormat === 'date' ? httpDateIn(seconds) : String(seconds));

@@ -111,6 +111,9 @@ export function createEmulatorServer(deps: ControlDeps): EmulatorServer {
 			case '429':
 				reply(res, record, rejection(route.style, COMMON_ERRORS.rateLimited({ 'retry-after': action.retryAfter }), 'rate-limited'));
 				return;
+			case 'rate-reason':
+				reply(res, record, rejection(route.style, COMMON_ERRORS.rateLimitReason(), 'rate-limited'));
+				return;
 			case '5xx-before':
 				reply(res, record, rejection(route.style, COMMON_ERRORS.serverError(action.status), '5xx-before'));
 				return;

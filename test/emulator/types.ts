@@ -157,6 +157,12 @@ export interface RateLimitFault {
 	retryAfterSeconds?: number;
 	/** `seconds` (default): `Retry-After: 3`; `date`: an HTTP-date. */
 	retryAfterFormat?: 'seconds' | 'date';
+	/**
+	 * How a refusal is answered: `429` (default) with Retry-After, or `reason`: as spec part 7
+	 * condition 7 reports it, a 400 in the API's own error body whose reason is "Rate limit
+	 * exceeded (messages per minute or per hour)", with no Retry-After.
+	 */
+	answer?: '429' | 'reason';
 }
 
 export interface Faults {
