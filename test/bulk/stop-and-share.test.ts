@@ -219,6 +219,22 @@ describe('limits shared across executions', () => {
 		expect((second as Awaited<ReturnType<typeof deletePlant>>).error).toBeUndefined();
 	}, 20_000);
 
+	it('a run that stops while two of its requests wait out a 429 never stalls the account: the next execution of the credential sends', async () => {
+		// Three requests go out at once: the first to arrive fails for good and stops run A; the
+		// other two are refused with Retry-After 1 and are read after the run has stopped, while
+		// they would wait to be tried again.
+		emulator.setFaults({ script: ['5xx-after', '429', '429'] });
+		const runA = await execution({ items: itemsFrom(0, 3), options: { maxConcurrent: 3 }, credentialId: 'stall-after-stop' });
+		expect(runA.error?.message).toMatch(/may have been delivered/i);
+		expect(sendRequests(emulator)).toHaveLength(3);
+		// Run B, same credential and API group, three good items, 2 at once: every place run A took
+		// is back (two kept places never given back would leave it none).
+		const runB = await execution({ items: itemsFrom(10, 3), options: { maxConcurrent: 2 }, credentialId: 'stall-after-stop' });
+		expect(runB.error).toBeUndefined();
+		expect(runB.items).toHaveLength(3);
+		expect(emulator.deliveries.map((delivery) => delivery.recipient).filter((phone) => itemsFrom(10, 3).some((item) => item.phone === phone))).toHaveLength(3);
+	});
+
 	it('a Retry-After from the service pauses every execution sharing the credential', async () => {
 		emulator.setFaults({ script: ['429'], retryAfter: '1' });
 		const first = execution({ items: itemsFrom(0, 1), options: {}, credentialId: 'paused-account' });

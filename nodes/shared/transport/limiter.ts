@@ -130,7 +130,11 @@ export class Limiter {
 	 * when the request's run started.
 	 */
 	async acquire(pacing: Pacing, signal: AbortSignal, { hasSlot = false, slots = this.slots, since = Date.now() } = {}): Promise<Permit> {
-		if (signal.aborted) throw signal.reason;
+		if (signal.aborted) {
+			// A retry whose run stopped before it came back: its kept slot is given back here, or no one would.
+			if (hasSlot) this.giveBack(slots);
+			throw signal.reason;
+		}
 		this.watch(signal);
 		await new Promise<void>((grant, fail) => {
 			const waiter: Waiter = { pacing, slots, hasSlot, since, signal, grant, fail };
