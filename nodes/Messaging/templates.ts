@@ -29,13 +29,13 @@ export const LIST_TEMPLATES: ServiceRequest = {
 };
 
 /** All templates of the account (the API has no paging or filters). */
-export async function listTemplates(this: IExecuteFunctions | ILoadOptionsFunctions, itemIndex = 0): Promise<TemplateRecord[]> {
-	return (await serviceRequest.call(this, itemIndex, LIST_TEMPLATES)) as TemplateRecord[];
+export async function listTemplates(this: IExecuteFunctions | ILoadOptionsFunctions, itemIndex = 0, run?: Run): Promise<TemplateRecord[]> {
+	return (await serviceRequest.call(this, itemIndex, LIST_TEMPLATES, run)) as TemplateRecord[];
 }
 
 /** The account's templates as the service has them now, read once per run and shared by its items. */
 export async function accountTemplates(this: IExecuteFunctions, run: Run, itemIndex: number): Promise<TemplateRecord[]> {
-	return await run.once('templates', async () => await listTemplates.call(this, itemIndex));
+	return await run.once('templates', async () => await listTemplates.call(this, itemIndex, run));
 }
 
 export interface TemplateVariable {

@@ -104,7 +104,7 @@ export const FAILURE_KINDS: Record<FailureKind, KindInfo> = {
 		failure: { cause: 'configuration-invalid' },
 	},
 	rateLimit: {
-		hint: 'Too many messages per minute or hour. Lower "Max Requests Per Second/Minute" in the node options, or raise "Max Wait" so the node waits for the limit to reset.',
+		hint: 'Your plan limits messages per minute or hour. The node waits for a per-minute limit by itself. For an hourly limit, set Max Wait to 3600 in the node options so the run waits for it, or spread the sends: Max Requests Per Minute = your hourly limit / 60. Re-run only the items listed as not sent.',
 		stopsRun: false,
 		failure: { cause: 'rate-limited' },
 	},

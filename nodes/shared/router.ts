@@ -5,16 +5,21 @@ import type {
 	INodeProperties,
 	INodePropertyOptions,
 } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
-import { RunStoppedError, serviceRequest, startRun } from './transport';
+import { RunStoppedError, sendAll, startRun } from './transport';
 import type { Run, ServiceRequest } from './transport';
 
 /** One item, read and checked: the request to send, and how its answer becomes the item's output. */
 export interface PreparedItem {
 	request: ServiceRequest;
+	/** Who receives it (sends only): messages to one recipient never overlap and keep their input order. */
+	recipient?: string;
 	output(answer: unknown): IDataObject | IDataObject[];
 }
+
+/** Checking items gives the event loop a turn this often, so Stop, webhooks and the editor stay served. */
+const YIELD_EVERY_MS = 20;
 
 /** One operation: its parameters, its entry in the Operation selector, and how it prepares one item. */
 export interface OperationModule {
@@ -75,8 +80,14 @@ export async function router(this: IExecuteFunctions, resources: Record<string, 
 	const includeRawResponse = this.getNodeParameter('options.includeRawResponse', 0, false) === true;
 	const results = new Array<ItemResult>(items.length);
 
-	const prepared: Array<PreparedItem | undefined> = [];
+	const prepared: Array<PreparedItem | undefined> = new Array(items.length);
+	let turnStarted = Date.now();
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		if (Date.now() - turnStarted >= YIELD_EVERY_MS) {
+			await sleep(0);
+			if (run.signal.aborted) throw run.signal.reason;
+			turnStarted = Date.now();
+		}
 		try {
 			prepared[itemIndex] = await operation.prepare.call(this, itemIndex, run);
 		} catch (error) {
@@ -87,19 +98,28 @@ export async function router(this: IExecuteFunctions, resources: Record<string, 
 	const badInput = results.find((result) => result && !result.ok);
 	if (badInput && !badInput.ok && !continueOnFail) throw badInput.error;
 
-	await Promise.all(
-		prepared.map(async (item, itemIndex) => {
-			if (!item) return;
+	await sendAll(
+		run,
+		prepared.map((item) => item && { request: item.request, recipient: item.recipient }),
+		(itemIndex, result) => {
+			if (!result.ok) {
+				results[itemIndex] = result;
+				return;
+			}
 			try {
-				const answer = await serviceRequest.call(this, itemIndex, item.request);
-				const output = item.output(answer);
-				const data = Array.isArray(output) ? output : [includeRawResponse ? { ...output, rawResponse: answer as IDataObject } : output];
+				const output = prepared[itemIndex]!.output(result.body);
+				const data = Array.isArray(output) ? output : [includeRawResponse ? { ...output, rawResponse: result.body as IDataObject } : output];
 				results[itemIndex] = { ok: true, data };
 			} catch (error) {
 				results[itemIndex] = { ok: false, error: error as Error };
 			}
-		}),
+			prepared[itemIndex] = undefined;
+		},
 	);
+	// Items the run never started (it stopped, or was cancelled): not sent.
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) results[itemIndex] ??= { ok: false, error: new RunStoppedError() };
+	const cancelled = run.signal.reason instanceof Error && run.signal.reason.name === 'ExecutionCancelledError';
+	if (cancelled) throw withRunSummary(this, run.signal.reason as Error, results);
 
 	if (!continueOnFail) {
 		const failed = results.findIndex((result) => result && !result.ok && !(result.error instanceof RunStoppedError));

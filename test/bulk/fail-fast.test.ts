@@ -69,7 +69,8 @@ describe('fail fast with Continue On Fail: one call, every item carries the reas
 
 	it('credits running out mid-run: the items before were delivered, the rest fail without a call', async () => {
 		emulator.setAccount({ credits: 5 });
-		const run = await runDirectSend(emulator, { items: bulkItems(20), continueOnFail: true });
+		// One at a time, so that exactly one call finds the balance empty (Auto may have more under way).
+		const run = await runDirectSend(emulator, { items: bulkItems(20), continueOnFail: true, options: { maxConcurrent: 1 } });
 		expect(pairingProblems(run.items, 20)).toEqual([]);
 		expect(run.items.slice(0, 5).map((item) => item.json.to)).toEqual([0, 1, 2, 3, 4].map(phoneOf));
 		expect(run.items.slice(5).every((item) => /insufficient credits/i.test(errorText(item) ?? ''))).toBe(true);
@@ -103,7 +104,8 @@ describe('without Continue On Fail the run fails with the reason and later items
 	it('an item-level failure (recipient not on the platform) at item 3 of 20: items 4.. are never sent', async () => {
 		const items = bulkItems(20);
 		items[3] = { ...items[3], phone: '+15550000000' };
-		const run = await runDirectSend(emulator, { items });
+		// One at a time: with more under way, the requests started before item 3's answer finish too.
+		const run = await runDirectSend(emulator, { items, options: { maxConcurrent: 1 } });
 		expect(run.error?.message).toMatch(/no active account/i);
 		expect((run.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(3);
 		expect(sendRequests(emulator).map((request) => (request.body as { phone: string }).phone)).toEqual([

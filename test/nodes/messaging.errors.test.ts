@@ -50,7 +50,7 @@ describe('direct send: the service reasons of spec part 7 become NodeApiErrors w
 			arrange: (emu) => emu.setFaults({ rateLimit: { limit: 0, windowMs: 60_000, retryAfterSeconds: 120 } }),
 			parameters: { options: { maxWaitSeconds: 5 } },
 			reason: /Rate limited: the service asked to wait 120 s, more than Max Wait \(5 s\)/,
-			hint: /Max Requests Per Second/,
+			hint: /Max Wait to 3600/,
 			status: '429',
 		},
 	];
@@ -246,7 +246,7 @@ describe('Continue On Fail', () => {
 	});
 
 	it('without it, the run fails with the service reason of the failing item', async () => {
-		const run = await runMessaging(emulator(), send(), [items[0], items[1], items[3]]);
+		const run = await runMessaging(emulator(), send({ options: { maxConcurrent: 1 } }), [items[0], items[1], items[3]]);
 		expect(run.error?.message).toBe('Recipient has no active account on the messaging platform');
 		expect((run.error as { context: { itemIndex?: number } }).context.itemIndex).toBe(1);
 		// Item 2 came after the failure and was never sent.

@@ -265,7 +265,7 @@ describe('a stopped run says which items were sent and which were not', () => {
 	it('concurrency 1: a reset after processing at item 7 of 12: items after it are never sent', async () => {
 		const emu = emulator();
 		emu.setFaults({ script: [...Array(7).fill('ok'), 'reset-after'] });
-		const run = await runMessaging(emu, send, items(12));
+		const run = await runMessaging(emu, { ...send, options: { maxConcurrent: 1 } }, items(12));
 		expect(run.error?.message).toMatch(MAY_HAVE_BEEN_DELIVERED);
 		const description = (run.error as { description?: string }).description ?? '';
 		expect(description).toContain('Sent before the run stopped: items 0-6. Not sent: items 8-11.');

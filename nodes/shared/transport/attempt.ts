@@ -11,6 +11,7 @@ import { FAILURE_KINDS, classifyFailure, readFailure, serviceError } from '../er
 import { SERVICE_APIS } from './apis';
 import type { ServiceRequest } from './apis';
 import type { RequestPolicy } from './options';
+import type { LimitNotReopenedError } from './scheduler';
 import { NOT_REACHED, outcomeOfThrown, parseRetryAfter } from './retryPolicy';
 import type { AttemptOutcome } from './retryPolicy';
 import { scrubSecrets } from './secrets';
@@ -22,7 +23,7 @@ export async function attemptOnce(
 	attempt: Attempt,
 	options: IHttpRequestOptions,
 	credentials: ICredentialDataDecryptedObject,
-	cancelSignal: AbortSignal | undefined,
+	abortSignal: AbortSignal | undefined,
 ): Promise<Verdict> {
 	const { context, request } = attempt;
 	const credentialType = SERVICE_APIS[request.api].credentialType;
@@ -35,7 +36,7 @@ export async function attemptOnce(
 	} catch (error) {
 		thrown = error;
 	}
-	if (cancelSignal?.aborted) return { type: 'failed', error: cancelledError(attempt), haltsRun: false };
+	if (abortSignal?.aborted) return { type: 'failed', error: abandonedError(attempt, abortSignal.reason), haltsRun: false };
 	try {
 		return judge(attempt, response, thrown);
 	} catch (error) {
@@ -58,7 +59,7 @@ export interface Attempt {
 	mayHaveActed: boolean;
 }
 
-type Verdict =
+export type Verdict =
 	| { type: 'done'; body: unknown }
 	| { type: 'failed'; error: NodeApiError; haltsRun: boolean }
 	/** May be tried again; `error` is what the item fails with if it is not. */
@@ -138,15 +139,20 @@ function mayHaveBeenDelivered(attempt: Attempt): { messageSuffix?: string; note?
 	};
 }
 
-export function waitTooLongError(attempt: Attempt, retryAfterMs: number): NodeApiError {
+/** The account's rate limit did not reopen within the run's Max Wait: the run stops, in a user's words. */
+export function limitNotReopenedError(attempt: Attempt, limit: LimitNotReopenedError): NodeApiError {
+	const max = `Max Wait (${seconds(limit.maxWaitMs)})`;
+	const accepted = limit.acceptedBefore > 0 ? ` after it accepted ${limit.acceptedBefore} in a row` : '';
+	const reason =
+		limit.askedMs !== undefined
+			? `Rate limited: the service asked to wait ${Math.ceil(limit.askedMs / 1000)} s, more than ${max}`
+			: `The account's rate limit was reached${accepted} and did not reopen within ${max}: it is probably a per-hour limit`;
 	return serviceError(attempt.context.getNode(), {
 		status: 429,
-		failure: {
-			reason: `Rate limited: the service asked to wait ${Math.ceil(retryAfterMs / 1000)} s, more than Max Wait (${seconds(attempt.policy.maxWaitMs)})`,
-		},
+		failure: { reason },
 		itemIndex: attempt.itemIndex,
 		kind: 'rateLimit',
-		retryAfterMs,
+		...(limit.askedMs !== undefined ? { retryAfterMs: limit.askedMs } : {}),
 	});
 }
 
@@ -208,8 +214,10 @@ export function haltedError(attempt: Attempt, cause: NodeApiError): NodeApiError
 	});
 }
 
-function cancelledError(attempt: Attempt): NodeApiError {
-	const message = `The execution was canceled while waiting for ${attempt.host}${mayHaveBeenDelivered(attempt).messageSuffix ?? ''}`;
+/** The attempt was abandoned: the execution was canceled, or its run stopped and the answer did not come in time. */
+function abandonedError(attempt: Attempt, reason: unknown): NodeApiError {
+	const what = reason instanceof Error && reason.name === 'ExecutionCancelledError' ? 'The execution was canceled' : 'The run stopped at an earlier failure';
+	const message = `${what} while waiting for ${attempt.host}${mayHaveBeenDelivered(attempt).messageSuffix ?? ''}`;
 	return new NodeApiError(attempt.context.getNode(), { message }, { message, itemIndex: attempt.itemIndex });
 }
 

@@ -3,15 +3,15 @@ import type { ICredentialDataDecryptedObject, IExecuteFunctions, IHttpRequestMet
 
 import { SERVICE_APIS } from './apis';
 import type { ServiceApi, ServiceRequest } from './apis';
-import { attemptOnce, haltedError, hostOf, waitTooLongError } from './attempt';
-import type { Attempt } from './attempt';
+import { attemptOnce, haltedError, hostOf, limitNotReopenedError } from './attempt';
+import type { Attempt, Verdict } from './attempt';
 import { normalizeBaseUrl } from './baseUrl';
 import type { BaseUrlCheck } from './baseUrl';
-import { interruptibleSleep, Limiter, sharedLimiter } from './limiter';
-import type { Permit, Slots } from './limiter';
 import { EDITOR_POLICY, readRequestPolicy } from './options';
 import type { RequestPolicy } from './options';
 import { decideRetry } from './retryPolicy';
+import { accountFor, AUTO_CONCURRENCY, Counts, interruptibleSleep, LimitNotReopenedError } from './scheduler';
+import type { Account, Outcome, RunLane, Ticket } from './scheduler';
 import { secretsOf } from './secrets';
 
 export { SERVICE_APIS } from './apis';
@@ -21,7 +21,7 @@ export type { RequestPolicy } from './options';
 
 type RequestContext = IExecuteFunctions | ILoadOptionsFunctions;
 
-/** Given to requests that had not started when another item's failure stopped the run. */
+/** Given to items that had not been sent when another item's failure stopped the run. */
 export class RunStoppedError extends Error {
 	constructor() {
 		super('Not sent: the run stopped at an earlier failure');
@@ -37,113 +37,126 @@ export class ExecutionCanceledError extends Error {
 	}
 }
 
-/** What the transport keeps for one node run (one execution of the node, or one editor call). */
+/** Ends the waits of a run's other items once a failure that no later item can get past came in (Continue On Fail). */
+class HaltedError extends Error {
+	constructor(readonly cause: NodeApiError) {
+		super(cause.message);
+	}
+}
+
+/** How long requests under way may still finish after their run stopped, before they are abandoned. */
+const STOP_GRACE_MS = 1_000;
+
+/** One node run (an execution of the node, or one editor call), handed explicitly to everything that sends. */
 export interface Run {
+	context: RequestContext;
 	policy: RequestPolicy;
-	/**
-	 * Aborted when the run stops (a failure without Continue On Fail: nothing more starts,
-	 * requests under way finish) or the execution is cancelled: every wait of the run ends at once.
-	 */
+	continueOnFail: boolean;
+	/** Aborted when the run stops (a failure without Continue On Fail) or the execution is cancelled: every wait ends at once. */
 	signal: AbortSignal;
+	/** Aborted STOP_GRACE_MS after the run stops, or at once on cancel: requests still under way are abandoned. */
+	requestSignal: AbortSignal;
+	/** Aborted when a failure no later item can get past came in (credits, auth, ...): their waits end. */
+	haltSignal: AbortSignal;
+	/** When the node started, before it checked its items: pacing counts from here. */
+	startedAt: number;
 	/** A value computed once per run and shared by its items (e.g. the account's templates). */
 	once<T>(key: string, compute: () => Promise<T>): Promise<T>;
-}
-
-interface RunState extends Run {
-	context: RequestContext;
-	/**
-	 * An item failed for good. Without Continue On Fail the run stops, before the failed
-	 * request's slot is given back, so that the next waiting request cannot slip out.
-	 */
-	failed(error: NodeApiError, permit: Permit): NodeApiError;
-	cancelSignal?: AbortSignal;
-	credentials: Map<string, Promise<ICredentialDataDecryptedObject>>;
-	/** Per API group, read once per run: every request of the run would read the same. */
+	/** The one place that decides what an item's failure means for the run; returns the error to throw. */
+	failed(error: Error, haltsRun?: boolean): Error;
+	/** Per API group: its credential, base URL, secrets, account and lane, read once per run. */
 	targets: Map<ServiceApi, Promise<Target>>;
-	/** The first failure that no later request of this run can get past (credits, auth, ...). */
-	haltedBy?: NodeApiError;
-	/** This run's own Max Concurrent Requests, when it is not shared (see RequestPolicy.maxConcurrentSet). */
-	slots?: Slots;
-	/** When the node started (epoch ms), before it checked its items: pacing counts from here. */
-	startedAt: number;
 }
 
-const runs = new WeakMap<object, RunState>();
-
-/** Starts a node run's transport state; the router calls this once per execution. */
+/** Starts a node run; the router calls this once per execution. */
 export function startRun(context: IExecuteFunctions): Run {
-	const state = newRun(context, readRequestPolicy(context), !context.continueOnFail(), context.getExecutionCancelSignal?.());
-	runs.set(context, state);
-	return state;
+	return newRun(context, readRequestPolicy(context), context.continueOnFail(), context.getExecutionCancelSignal?.());
 }
 
-function newRun(context: RequestContext, policy: RequestPolicy, stopOnFailure: boolean, cancelSignal?: AbortSignal): RunState {
-	const stopper = new AbortController();
+/** A run for one editor call (template picker, variable fields): a person waits, so short limits. */
+export function editorRun(context: ILoadOptionsFunctions): Run {
+	return newRun(context, EDITOR_POLICY, false);
+}
+
+function newRun(context: RequestContext, policy: RequestPolicy, continueOnFail: boolean, cancelSignal?: AbortSignal): Run {
+	const stop = new AbortController();
+	const abandon = new AbortController();
+	const halt = new AbortController();
 	const memo = new Map<string, Promise<unknown>>();
-	cancelSignal?.addEventListener('abort', () => stopper.abort(new ExecutionCanceledError()), { once: true });
+	cancelSignal?.addEventListener(
+		'abort',
+		() => {
+			stop.abort(new ExecutionCanceledError());
+			abandon.abort(new ExecutionCanceledError());
+		},
+		{ once: true },
+	);
 	return {
 		context,
 		policy,
-		cancelSignal,
+		continueOnFail,
 		startedAt: Date.now(),
-		signal: stopper.signal,
-		failed: (error, permit) => {
-			if (stopOnFailure) stopper.abort(new RunStoppedError());
-			permit.done();
-			return error;
-		},
+		signal: stop.signal,
+		requestSignal: abandon.signal,
+		haltSignal: halt.signal,
+		targets: new Map(),
 		once: <T>(key: string, compute: () => Promise<T>) => {
 			if (!memo.has(key)) memo.set(key, compute());
 			return memo.get(key) as Promise<T>;
 		},
-		credentials: new Map(),
-		targets: new Map(),
-		slots: policy.shareLimitsAcrossExecutions && !policy.maxConcurrentSet ? { active: 0 } : undefined,
+		failed: (error, haltsRun = false) => {
+			if (!continueOnFail && !stop.signal.aborted) {
+				stop.abort(new RunStoppedError());
+				// Answers already on their way get a moment to arrive: they say whether their message went.
+				void interruptibleSleep(STOP_GRACE_MS, abandon.signal).then(
+					() => abandon.abort(new RunStoppedError()),
+					() => undefined,
+				);
+			}
+			if (haltsRun && !halt.signal.aborted && error instanceof NodeApiError) halt.abort(new HaltedError(error));
+			return error;
+		},
 	};
 }
 
-function runOf(context: RequestContext): RunState {
-	let state = runs.get(context);
-	if (!state) {
-		// Editor calls (template picker, variable fields) have no run of their own.
-		state = newRun(context, EDITOR_POLICY, false);
-		runs.set(context, state);
-	}
-	return state;
-}
-
-async function credentialsFor(state: RunState, type: string, itemIndex: number): Promise<ICredentialDataDecryptedObject> {
-	let credentials = state.credentials.get(type);
-	if (!credentials) {
-		credentials = (state.context as IExecuteFunctions).getCredentials(type, itemIndex);
-		state.credentials.set(type, credentials);
-		credentials.catch(() => state.credentials.delete(type));
-	}
-	return await credentials;
-}
-
-/** An API group as this run's requests see it: its credential, base URL (or what is wrong with it), secrets and limiter. */
+/** An API group as one run sees it. */
 interface Target {
 	credentials: ICredentialDataDecryptedObject;
 	baseUrl: BaseUrlCheck;
 	secrets: string[];
-	limiter: Limiter;
+	account: Account;
+	lane: RunLane;
 }
 
-function targetOf(state: RunState, api: ServiceApi, itemIndex: number): Promise<Target> {
-	let target = state.targets.get(api);
+function targetOf(run: Run, api: ServiceApi, itemIndex: number): Promise<Target> {
+	let target = run.targets.get(api);
 	if (!target) {
-		target = newTarget(state, api, itemIndex);
-		state.targets.set(api, target);
-		target.catch(() => state.targets.delete(api));
+		target = newTarget(run, api, itemIndex);
+		run.targets.set(api, target);
+		target.catch(() => run.targets.delete(api));
 	}
 	return target;
 }
 
-async function newTarget(state: RunState, api: ServiceApi, itemIndex: number): Promise<Target> {
+async function newTarget(run: Run, api: ServiceApi, itemIndex: number): Promise<Target> {
 	const { credentialType, baseUrlField, urlPolicy } = SERVICE_APIS[api];
-	const credentials = await credentialsFor(state, credentialType, itemIndex);
-	return { credentials, baseUrl: normalizeBaseUrl(credentials[baseUrlField], urlPolicy), secrets: secretsOf(credentials), limiter: limiterFor(state, api) };
+	const credentials = await (run.context as IExecuteFunctions).getCredentials(credentialType, itemIndex);
+	// The account is the credential's, whatever the run shares: what the service refuses, it refuses every run.
+	const credential = run.context.getNode().credentials?.[credentialType];
+	const account = accountFor(`${credentialType}:${credential?.id ?? credential?.name ?? ''}:${api}`);
+	return {
+		credentials,
+		baseUrl: normalizeBaseUrl(credentials[baseUrlField], urlPolicy),
+		secrets: secretsOf(credentials),
+		account,
+		lane: {
+			limits: run.policy,
+			shareLimits: run.policy.shareLimitsAcrossExecutions,
+			signal: AbortSignal.any([run.signal, run.haltSignal]),
+			since: run.startedAt,
+			own: new Counts(),
+		},
+	};
 }
 
 /** The base URL a request needs, or a clear error naming the credential field. */
@@ -158,30 +171,35 @@ function baseUrlOf(context: RequestContext, api: ServiceApi, check: BaseUrlCheck
 	return check.baseUrl;
 }
 
-/** This run's limiter for an API group, or the one every execution shares for the credential and group. */
-function limiterFor(state: RunState, api: ServiceApi): Limiter {
-	const { credentialType } = SERVICE_APIS[api];
-	if (!state.policy.shareLimitsAcrossExecutions) return new Limiter();
-	const credential = state.context.getNode().credentials?.[credentialType];
-	return sharedLimiter(`${credentialType}:${credential?.id ?? credential?.name ?? ''}:${api}`);
-}
-
 const isIdempotent = (method: IHttpRequestMethods) => method === 'GET' || method === 'HEAD' || method === 'DELETE';
 
+/** What an attempt's verdict means for the account's limits. */
+function outcomeOf(verdict: Verdict | undefined): Outcome {
+	if (!verdict) return { type: 'failed' };
+	if (verdict.type === 'retryable') {
+		return verdict.outcome.type === 'rateLimited' ? { type: 'refused', retryAfterMs: verdict.outcome.retryAfterMs } : { type: 'failed' };
+	}
+	return { type: 'answered' };
+}
+
 /**
- * Sends one request of one item and returns the body of the endpoint's success answer. The
- * only place that talks HTTP: base URL and auth from the credential (n8n's
- * httpRequestWithAuthentication), the limiter's pacing, and the retry rule of retryPolicy.ts.
- * Redirects are never followed. Any failure is a NodeApiError built from the answer with the
- * credential's secrets scrubbed out; nothing of the request is copied into it.
+ * Sends one request of one item and returns the body of the endpoint's success answer. The only
+ * place that talks HTTP: base URL and auth from the credential (n8n's httpRequestWithAuthentication),
+ * the scheduler's ticket for each attempt, and the retry rule of retryPolicy.ts. A rate refusal
+ * goes again at its place once the account reopens (within Max Wait). Redirects are never
+ * followed. Any failure is a NodeApiError built from the answer with the credential's secrets
+ * scrubbed out, passed through run.failed.
  */
-export async function serviceRequest<T = unknown>(this: RequestContext, itemIndex: number, request: ServiceRequest): Promise<T> {
-	const state = runOf(this);
-	const { policy } = state;
-	const { credentials, baseUrl, secrets, limiter } = await targetOf(state, request.api, itemIndex);
-	const url = `${baseUrlOf(this, request.api, baseUrl, itemIndex)}${request.path}`;
+export async function serviceRequest<T = unknown>(this: RequestContext, itemIndex: number, request: ServiceRequest, run?: Run): Promise<T> {
+	return (await send(run ?? editorRun(this as ILoadOptionsFunctions), itemIndex, request)) as T;
+}
+
+async function send(run: Run, itemIndex: number, request: ServiceRequest): Promise<unknown> {
+	const { context, policy } = run;
+	const { credentials, baseUrl, secrets, account, lane } = await targetOf(run, request.api, itemIndex);
+	const url = `${baseUrlOf(context, request.api, baseUrl, itemIndex)}${request.path}`;
 	const attempt: Attempt = {
-		context: this,
+		context,
 		request,
 		itemIndex,
 		url,
@@ -208,36 +226,168 @@ export async function serviceRequest<T = unknown>(this: RequestContext, itemInde
 		// A redirect would carry the key and the message to whatever host it names.
 		disableFollowRedirect: true,
 		sendCredentialsOnCrossOriginRedirect: false,
-		abortSignal: state.cancelSignal,
+		abortSignal: run.requestSignal,
 	};
-	let hasSlot = false;
 	for (let attemptNumber = 1; ; attemptNumber++) {
-		const permit = await limiter.acquire(policy, state.signal, { hasSlot, slots: state.slots, since: state.startedAt });
-		const verdict = state.haltedBy
-			? ({ type: 'failed', error: haltedError(attempt, state.haltedBy), haltsRun: false } as const)
-			: await attemptOnce(attempt, options, credentials, state.cancelSignal);
-		if (verdict.type === 'done') {
-			permit.done();
-			return verdict.body as T;
+		const ticket = await acquire(run, account, lane, attempt, attemptNumber > 1);
+		let verdict: Verdict | undefined;
+		let next: Next;
+		try {
+			verdict = await attemptOnce(attempt, options, credentials, run.requestSignal);
+			// Decided before the ticket is finished: a failure stops the run before the next waiting
+			// request can be let through in its place.
+			next = nextStep(run, attempt, verdict, attemptNumber);
+		} finally {
+			ticket.finish(outcomeOf(verdict));
 		}
-		if (verdict.type === 'failed') {
-			if (verdict.haltsRun) state.haltedBy ??= verdict.error;
-			throw state.failed(verdict.error, permit);
+		if (next.type === 'done') return next.body;
+		if (next.type === 'fail') throw next.error;
+		if (next.type === 'backoff') {
+			await interruptibleSleep(next.waitMs, lane.signal).catch((reason: unknown) => {
+				throw waitEnded(run, attempt, reason);
+			});
 		}
-		const decision = decideRetry(verdict.outcome, attemptNumber, attempt.idempotent, policy);
-		if (!decision.retry) {
-			throw state.failed(decision.waitTooLongMs !== undefined ? waitTooLongError(attempt, decision.waitTooLongMs) : verdict.error(), permit);
+	}
+}
+
+type Next = { type: 'done'; body: unknown } | { type: 'fail'; error: Error } | { type: 'again' } | { type: 'backoff'; waitMs: number };
+
+/** What an attempt's verdict means for its item and its run: the one place that decides. */
+function nextStep(run: Run, attempt: Attempt, verdict: Verdict, attemptNumber: number): Next {
+	if (verdict.type === 'done') return { type: 'done', body: verdict.body };
+	if (verdict.type === 'failed') return { type: 'fail', error: run.failed(verdict.error, verdict.haltsRun) };
+	const { outcome } = verdict;
+	// Refused for rate: the account pauses, and this request goes again at its place.
+	if (outcome.type === 'rateLimited') return { type: 'again' };
+	const decision = decideRetry(outcome, attemptNumber, attempt.idempotent, run.policy);
+	if (!decision.retry) return { type: 'fail', error: run.failed(verdict.error()) };
+	if (outcome.type === 'mayHaveReached') attempt.mayHaveActed = true;
+	return { type: 'backoff', waitMs: decision.waitMs };
+}
+
+/** The scheduler's ticket for one attempt, or the error that ends the item's wait. */
+async function acquire(run: Run, account: Account, lane: RunLane, attempt: Attempt, retry: boolean): Promise<Ticket> {
+	try {
+		return await account.acquire(lane, { retry });
+	} catch (reason) {
+		throw waitEnded(run, attempt, reason);
+	}
+}
+
+/** An item's wait ended without a start: the run stopped, another item halted it, or the limit did not reopen. */
+function waitEnded(run: Run, attempt: Attempt, reason: unknown): Error {
+	if (reason instanceof HaltedError) return run.failed(haltedError(attempt, reason.cause));
+	if (reason instanceof LimitNotReopenedError) return run.failed(limitNotReopenedError(attempt, reason));
+	return reason as Error;
+}
+
+/** One item to send: its request, and the recipient whose messages must not overlap (sends only). */
+export interface Job {
+	request: ServiceRequest;
+	recipient?: string;
+}
+
+export type JobResult = { ok: true; body: unknown } | { ok: false; error: Error };
+
+/**
+ * Sends every job of a run, as many at once as the scheduler lets through, and reports each
+ * result as it comes. Messages to one recipient never overlap and go in input order. Once the
+ * run stops, nothing more starts; jobs never started get no result.
+ */
+export async function sendAll(run: Run, jobs: Array<Job | undefined>, onResult: (index: number, result: JobResult) => void): Promise<void> {
+	const queue = new JobQueue(jobs, run.signal);
+	const lanes = Math.min(jobs.length, run.policy.maxConcurrent ?? AUTO_CONCURRENCY.max);
+	const lane = async () => {
+		for (;;) {
+			if (run.signal.aborted) return;
+			const index = queue.next();
+			if (index === undefined) return;
+			if (index === WAIT) {
+				await queue.changed();
+				continue;
+			}
+			try {
+				onResult(index, { ok: true, body: await send(run, index, jobs[index]!.request) });
+			} catch (error) {
+				onResult(index, { ok: false, error: error as Error });
+			} finally {
+				queue.done(index);
+			}
 		}
-		if (verdict.outcome.type === 'mayHaveReached') attempt.mayHaveActed = true;
-		// A retry keeps its slot, and so its place: with Max Concurrent Requests 1 the input order holds.
-		permit.done({ keepSlot: true });
-		hasSlot = true;
-		if (decision.pauseAll) {
-			// Every request waits with this one: the limit is the account's, not this item's.
-			limiter.pauseUntil(Date.now() + decision.waitMs);
-		} else if (!(await interruptibleSleep(decision.waitMs, state.signal).then(() => true, () => false))) {
-			limiter.giveBack(state.slots);
-			throw state.signal.reason;
+	};
+	await Promise.all(Array.from({ length: lanes }, lane));
+}
+
+const WAIT = -1;
+
+/** The jobs in input order, holding back a job whose recipient has one under way. */
+class JobQueue {
+	private cursor = 0;
+	/** Jobs passed over while their recipient was busy, now free to go, in input order. */
+	private released: number[] = [];
+	private readonly held = new Map<string, number[]>();
+	private readonly busy = new Set<string>();
+	private underway = 0;
+	private waiting: Array<() => void> = [];
+
+	constructor(
+		private readonly jobs: Array<Job | undefined>,
+		stopSignal: AbortSignal,
+	) {
+		stopSignal.addEventListener('abort', () => this.wakeAll(), { once: true });
+	}
+
+	/** The next job to send, WAIT while only a job under way can free one, undefined when none is left. */
+	next(): number | undefined {
+		if (this.released.length > 0) return this.take(this.released.shift()!);
+		while (this.cursor < this.jobs.length) {
+			const index = this.cursor++;
+			const job = this.jobs[index];
+			if (!job) continue;
+			if (job.recipient !== undefined && this.busy.has(job.recipient)) {
+				const held = this.held.get(job.recipient);
+				if (held) held.push(index);
+				else this.held.set(job.recipient, [index]);
+				continue;
+			}
+			return this.take(index);
 		}
+		return this.underway > 0 && this.held.size > 0 ? WAIT : undefined;
+	}
+
+	private take(index: number): number {
+		const recipient = this.jobs[index]!.recipient;
+		if (recipient !== undefined) this.busy.add(recipient);
+		this.underway++;
+		return index;
+	}
+
+	done(index: number): void {
+		this.underway--;
+		const recipient = this.jobs[index]!.recipient;
+		if (recipient !== undefined) {
+			this.busy.delete(recipient);
+			const held = this.held.get(recipient);
+			if (held) {
+				const next = held.shift()!;
+				if (held.length === 0) this.held.delete(recipient);
+				// Keep `released` in input order: a lane takes the earliest first.
+				let at = this.released.length;
+				while (at > 0 && this.released[at - 1] > next) at--;
+				this.released.splice(at, 0, next);
+			}
+		}
+		this.wakeAll();
+	}
+
+	private wakeAll(): void {
+		const waiting = this.waiting;
+		this.waiting = [];
+		for (const wake of waiting) wake();
+	}
+
+	/** Resolves when a job is done or the run stops (the lane then looks again). */
+	async changed(): Promise<void> {
+		await new Promise<void>((resolve) => this.waiting.push(resolve));
 	}
 }

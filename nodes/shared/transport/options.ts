@@ -1,21 +1,16 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import type { Pacing } from './limiter';
 import type { RetryRules } from './retryPolicy';
+import type { UserLimits } from './scheduler';
 
 /** How the transport treats the requests of one node run (the node's "Options"). */
-export interface RequestPolicy extends Pacing, RetryRules {
+export interface RequestPolicy extends UserLimits, RetryRules {
 	timeoutMs: number;
 	shareLimitsAcrossExecutions: boolean;
-	/**
-	 * Whether the user set Max Concurrent Requests. Only then is it shared across executions:
-	 * executions that never asked for a concurrency limit do not queue behind each other.
-	 */
-	maxConcurrentSet: boolean;
 }
 
 export const DEFAULT_POLICY: RequestPolicy = {
-	maxConcurrent: 1,
+	maxConcurrent: undefined,
 	maxPerSecond: 0,
 	maxPerMinute: 0,
 	maxRetries: 5,
@@ -23,7 +18,6 @@ export const DEFAULT_POLICY: RequestPolicy = {
 	timeoutMs: 30_000,
 	retrySendsOnServerError: false,
 	shareLimitsAcrossExecutions: true,
-	maxConcurrentSet: false,
 };
 
 /** The template picker and the variable fields: a person is waiting, so a short timeout and one retry. */
@@ -53,10 +47,10 @@ export const requestOptionsDescription: INodeProperties = {
 			displayName: 'Max Concurrent Requests',
 			name: 'maxConcurrent',
 			type: 'number',
-			typeOptions: { minValue: 1, maxValue: 64 },
-			default: 1,
+			typeOptions: { minValue: 0, maxValue: 64 },
+			default: 0,
 			description:
-				'How many requests may be under way at once. 1 sends in input order; more is faster for large batches (try 8-16) but messages may arrive out of order. Output order always matches the input.',
+				'How many requests may be under way at once. 0 (the default) is Auto: the node starts with one request, doubles while answers come back promptly and adapts to how fast the service answers and whether it refuses, up to 64. 1 sends strictly in input order. Messages to the same recipient never overlap and keep their input order either way, and the output order always matches the input.',
 		},
 		{
 			displayName: 'Max Requests Per Minute',
@@ -65,7 +59,7 @@ export const requestOptionsDescription: INodeProperties = {
 			typeOptions: { minValue: 0 },
 			default: 0,
 			description:
-				"Never start more requests than this in any one-minute window; match your plan's per-minute limit. 0 means no limit.",
+				"Never start more requests than this in any one-minute window. 0 (the default) means no limit of your own: the node still finds your plan's limit from the service's refusals and keeps to it.",
 		},
 		{
 			displayName: 'Max Requests Per Second',
@@ -90,7 +84,7 @@ export const requestOptionsDescription: INodeProperties = {
 			type: 'number',
 			default: 60,
 			typeOptions: { minValue: 0, maxValue: MAX_WAIT_SECONDS },
-			description: `Longest wait the node accepts when the service says "retry after" (at most ${MAX_WAIT_SECONDS}). A longer wait fails the item with the rate-limit reason instead.`,
+			description: `Longest the node waits for the account's rate limit to reopen after the service refuses for rate (at most ${MAX_WAIT_SECONDS}). A per-minute limit needs 60; an hourly one stops the run unless this is 3600.`,
 		},
 		{
 			displayName: 'Retry Sends After Server Errors',
@@ -106,7 +100,7 @@ export const requestOptionsDescription: INodeProperties = {
 			type: 'boolean',
 			default: true,
 			description:
-				'Whether the limits set here (Max Requests Per Second/Minute, and Max Concurrent Requests when set) hold for every execution in this n8n process that uses the same credential and API (e.g. one execution per form submission), not only for this run. Waiting executions go in arrival order.',
+				'Whether the limits set here (Max Requests Per Second/Minute, Max Concurrent Requests) hold for every execution in this n8n process that uses the same credential and API (e.g. one execution per form submission), not only for this run. The limit the node learns from the service is always the account\'s. Waiting executions go in arrival order.',
 		},
 		{
 			displayName: 'Timeout (Seconds)',
@@ -125,8 +119,9 @@ const positive = (value: unknown, fallback: number): number =>
 /** Read once per run (from the first item): they govern the run as a whole. */
 export function readRequestPolicy(context: IExecuteFunctions): RequestPolicy {
 	const options = context.getNodeParameter('options', 0, {}) as Record<string, unknown>;
+	const maxConcurrent = Math.floor(positive(options.maxConcurrent, 0));
 	return {
-		maxConcurrent: Math.max(1, Math.floor(positive(options.maxConcurrent, DEFAULT_POLICY.maxConcurrent))),
+		maxConcurrent: maxConcurrent >= 1 ? maxConcurrent : undefined,
 		maxPerSecond: positive(options.maxPerSecond, DEFAULT_POLICY.maxPerSecond),
 		maxPerMinute: positive(options.maxPerMinute, DEFAULT_POLICY.maxPerMinute),
 		maxRetries: Math.floor(positive(options.maxRetries, DEFAULT_POLICY.maxRetries)),
@@ -134,6 +129,5 @@ export function readRequestPolicy(context: IExecuteFunctions): RequestPolicy {
 		timeoutMs: Math.min(MAX_TIMEOUT_SECONDS, Math.max(1, positive(options.timeoutSeconds, DEFAULT_POLICY.timeoutMs / 1000))) * 1000,
 		retrySendsOnServerError: options.retrySendsOnServerError === true,
 		shareLimitsAcrossExecutions: options.shareLimitsAcrossExecutions !== false,
-		maxConcurrentSet: options.maxConcurrent !== undefined,
 	};
 }

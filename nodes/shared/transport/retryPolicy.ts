@@ -19,33 +19,23 @@ export interface RetryRules {
 	retrySendsOnServerError: boolean;
 }
 
-export type RetryDecision =
-	| { retry: false; waitTooLongMs?: number }
-	/** `pauseAll`: the wait is the account's (Retry-After), so every request waits with this one. */
-	| { retry: true; waitMs: number; pauseAll: boolean };
+export type RetryDecision = { retry: false } | { retry: true; waitMs: number };
 
-/** Whether attempt number `attempt` (1 = the first) is tried again, and after how long. */
+/**
+ * Whether attempt number `attempt` (1 = the first) is tried again after a connection failure,
+ * a timeout or a 5xx, and after how long. A rate refusal is not decided here: the scheduler
+ * pauses the whole account and the request goes again at its place, within Max Wait.
+ */
 export function decideRetry(
-	outcome: AttemptOutcome,
+	outcome: Exclude<AttemptOutcome, { type: 'rateLimited' }>,
 	attempt: number,
 	idempotent: boolean,
 	rules: RetryRules,
 	random: () => number = Math.random,
 ): RetryDecision {
 	if (attempt > rules.maxRetries) return { retry: false };
-	switch (outcome.type) {
-		case 'rateLimited': {
-			const asked = outcome.retryAfterMs;
-			if (asked !== undefined && asked > rules.maxWaitMs) return { retry: false, waitTooLongMs: asked };
-			return { retry: true, waitMs: asked ?? Math.min(backoffMs(attempt, random), rules.maxWaitMs), pauseAll: true };
-		}
-		case 'notReached':
-			return { retry: true, waitMs: backoffMs(attempt, random), pauseAll: false };
-		case 'mayHaveReached':
-			return idempotent || rules.retrySendsOnServerError
-				? { retry: true, waitMs: backoffMs(attempt, random), pauseAll: false }
-				: { retry: false };
-	}
+	if (outcome.type === 'mayHaveReached' && !idempotent && !rules.retrySendsOnServerError) return { retry: false };
+	return { retry: true, waitMs: backoffMs(attempt, random) };
 }
 
 /** Exponential backoff with full jitter: a random wait in [0, min(cap, base * 2^(attempt-1))]. */

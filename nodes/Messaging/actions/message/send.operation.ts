@@ -60,6 +60,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedIte
 	return {
 		// Spec 2.2: success and failure are both `{message}`; a failure's text says so and is read as one first.
 		request: { api: 'send', method: 'POST', path: '/send', body, isSuccess: (answer) => isObject(answer) && typeof answer.message === 'string' },
+		recipient: phone,
 		output: (answer) => ({
 			success: true,
 			to: phone,

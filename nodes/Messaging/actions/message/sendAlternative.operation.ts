@@ -40,6 +40,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedIte
 	const message = input.text('message', 'Message');
 	return {
 		request: { api: 'alternative', method: 'POST', path: '/v1/messages', body: { to, message }, isSuccess },
+		recipient: to,
 		output: (answer) => {
 			const response = answer as IDataObject;
 			const sent = firstOf(response.messages) ?? firstOf((response.details as IDataObject | undefined)?.messages) ?? response;

@@ -30,6 +30,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedIte
 	const text = input.text('text', 'Text');
 	return {
 		request: { api: 'dashboard', method: 'POST', path: '/api/messaging/messages/v2.0.0/send', body: { to, text }, isSuccess },
+		recipient: to,
 		output: (answer) => {
 			const response = answer as IDataObject;
 			const sent = firstOf((response.details as IDataObject).messages);

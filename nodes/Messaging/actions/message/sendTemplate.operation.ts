@@ -152,6 +152,7 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number, run: R
 			body: { template, variables, phone_number: phoneNumber },
 			isSuccess,
 		},
+		recipient: phoneNumber,
 		output: (answer) => {
 			const info = (answer as IDataObject).messaging_response_info as IDataObject;
 			const sent = firstOf(info.messages);

@@ -1,0 +1,604 @@
+import { sleep } from 'n8n-workflow';
+
+/**
+ * When a request may start. One Account per credential and API group in this process holds
+ * everything every run using them shares: the requests under way, what the service accepted
+ * and refused, the limit learned from its refusals, the adaptive concurrency. A run brings its
+ * own limits (the node's options) and its stop signal with each request it queues.
+ *
+ * The rules, each stated once:
+ * 1. A place is taken only for one attempt: `acquire` gives a Ticket, and the caller finishes
+ *    it exactly once with what the answer meant (a `finally` does). Nothing is held across a
+ *    backoff or a pause, so no path can leave a place taken.
+ * 2. A request tried again goes first (it keeps its place); then the run with the fewest
+ *    requests under way (a one-item webhook execution is not queued behind a bulk run); then
+ *    first come first served.
+ * 3. Concurrency: the number the user set, counted over the run (or every run sharing limits);
+ *    otherwise Auto, an AIMD limit over the account: +1 per answer while the limit is in use
+ *    and latency holds, x0.9 when latency rises well above its floor, x0.5 on a refusal.
+ * 4. The user's per-second/per-minute limits: starts spaced evenly from the run's start and
+ *    never more than the limit in any window (a request counts from its start until a window
+ *    after its answer), as before.
+ * 5. A rate refusal pauses the account. With Retry-After, until then; without, one probe goes
+ *    at a time, after waits that grow from the oldest answer still counted toward the window the
+ *    service has (it admits the next one once that answer leaves its window). An accepted probe
+ *    ends the pause and suggests a limit: what the service accepted before it refused, per the
+ *    time from the oldest of those to the probe. A second pause that finds about the same count
+ *    confirms it (one stray refusal must not throttle an account; its first probe also halves
+ *    the doubt about the window). A pause in which a request started after the refused one was
+ *    accepted teaches nothing: a full window refuses everything after it. From then on the account never has more than that many in
+ *    such a window, in every run; the count creeps up by 5% after ten quiet windows (a plan may
+ *    be raised) and drops to what was accepted at the next refusal.
+ * 6. A pause longer than a run's Max Wait fails that run's waiting requests with
+ *    LimitNotReopenedError (a last probe goes at Max Wait); an aborted run signal takes its
+ *    waiters out at once.
+ */
+
+/** The limits the user set on the node for one run. */
+export interface UserLimits {
+	/** Requests under way at once; undefined = Auto. */
+	maxConcurrent?: number;
+	/** 0 = no limit. */
+	maxPerSecond: number;
+	/** 0 = no limit. */
+	maxPerMinute: number;
+	/** The longest the run waits for a limit to reopen. */
+	maxWaitMs: number;
+}
+
+/** What an answer meant for the account. */
+export type Outcome =
+	/** The service answered and acted or judged the request itself (a success, or a refusal not about rate). */
+	| { type: 'answered' }
+	/** Refused for rate: nothing was done. */
+	| { type: 'refused'; retryAfterMs?: number }
+	/** No useful answer: connection failure, timeout, 5xx. */
+	| { type: 'failed' }
+	/** The ticket was not used for a request. */
+	| { type: 'unused' };
+
+export interface Ticket {
+	/** Once, when the attempt is over; later calls do nothing. */
+	finish(outcome: Outcome): void;
+}
+
+/** The run's side of the scheduler: its limits, its stop signal, and its own counts for limits it does not share. */
+export interface RunLane {
+	limits: UserLimits;
+	/** Whether the user's limits count every run sharing the account (Share Limits Across Executions). */
+	shareLimits: boolean;
+	signal: AbortSignal;
+	/** When the run started (pacing counts from here). */
+	since: number;
+	/** This run's own counts, for limits it does not share. */
+	own: Counts;
+}
+
+export class LimitNotReopenedError extends Error {
+	constructor(
+		/** How long the service has been refusing (ms). */
+		readonly refusingForMs: number,
+		/** How many it accepted in its window before the first refusal. */
+		readonly acceptedBefore: number,
+		readonly maxWaitMs: number,
+		/** When the service asked for a wait longer than Max Wait (Retry-After), that wait. */
+		readonly askedMs?: number,
+	) {
+		super('The account rate limit did not reopen within Max Wait');
+	}
+}
+
+export interface Clock {
+	now(): number;
+	/** Resolves after `ms`, or rejects at once when `signal` aborts. */
+	sleep(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+/** Longest single timer: Node's setTimeout overflows past 2^31-1 ms and would fire at once. */
+const MAX_TIMER_MS = 3_600_000;
+
+/**
+ * Resolves after `ms`, or rejects with the signal's reason as soon as it is aborted.
+ * n8n-workflow's sleep takes the signal in n8n 2.x; the race keeps waits interruptible on
+ * versions whose sleep ignores it.
+ */
+export async function interruptibleSleep(ms: number, signal: AbortSignal): Promise<void> {
+	if (signal.aborted) throw signal.reason;
+	let onAbort!: () => void;
+	const aborted = new Promise<never>((_, reject) => {
+		onAbort = () => reject(signal.reason as Error);
+		signal.addEventListener('abort', onAbort, { once: true });
+	});
+	try {
+		await Promise.race([sleep(Math.min(Math.max(0, ms), MAX_TIMER_MS), signal), aborted]);
+	} finally {
+		signal.removeEventListener('abort', onAbort);
+	}
+}
+
+export const realClock: Clock = { now: () => Date.now(), sleep: interruptibleSleep };
+
+/** Answer times in order, oldest first, with a count of those after a time in O(log n). */
+class TimeLog {
+	private times: number[] = [];
+	private first = 0;
+
+	add(time: number): void {
+		// Never before the last one: should the clock step back, a window must not shrink.
+		this.times.push(Math.max(time, this.times.at(-1) ?? time));
+	}
+
+	/** Index of the first time after `after`. */
+	private indexAfter(after: number): number {
+		let low = this.first;
+		let high = this.times.length;
+		while (low < high) {
+			const mid = (low + high) >>> 1;
+			if (this.times[mid] <= after) low = mid + 1;
+			else high = mid;
+		}
+		return low;
+	}
+
+	countAfter(after: number): number {
+		return this.times.length - this.indexAfter(after);
+	}
+
+	/** The `k`-th (0 = oldest) of the times after `after`. */
+	nthAfter(after: number, k: number): number | undefined {
+		return this.times[this.indexAfter(after) + k];
+	}
+
+	get last(): number | undefined {
+		return this.times.length > this.first ? this.times[this.times.length - 1] : undefined;
+	}
+
+	/** Forgets times at or before `before` (in chunks: each is moved once on average). */
+	forget(before: number): void {
+		this.first = this.indexAfter(before);
+		if (this.first > 1024 && this.first * 2 > this.times.length) {
+			this.times = this.times.slice(this.first);
+			this.first = 0;
+		}
+	}
+}
+
+/** Requests under way and answered, for one owner of limits (an account, or a run that keeps its own). */
+export class Counts {
+	inFlight = 0;
+	readonly answers = new TimeLog();
+	/** When the last start was due by the per-second/per-minute spacing. */
+	lastStart = 0;
+}
+
+const WINDOWS = [
+	{ lengthMs: 1_000, limitOf: (limits: UserLimits) => limits.maxPerSecond },
+	{ lengthMs: 60_000, limitOf: (limits: UserLimits) => limits.maxPerMinute },
+];
+
+/** A margin for clocks and timers when a window frees up. */
+const marginMs = (lengthMs: number) => Math.max(5, lengthMs * 0.01);
+
+/** How far the spacing may fall behind and still be made up: one per-second window. */
+const CATCH_UP_MS = 1_000;
+
+/** How long answers are kept: the longest window the node can learn (Max Wait's upper bound). */
+const KEPT_MS = 3_600_000;
+
+/** Auto concurrency: one request first (a refused key or an empty balance costs one call), doubling per round trip up to the cap that keeps the service and n8n safe. */
+export const AUTO_CONCURRENCY = { initial: 1, max: 64 } as const;
+
+/**
+ * Probing without Retry-After: the time since the oldest counted answer doubles until it is a
+ * couple of seconds, then grows by a fifth, so a window is overshot by at most a fifth.
+ */
+const PROBE = { minimumMs: 250, fastUntilMs: 2_000, fast: 2, slow: 1.2 } as const;
+
+/** A learned limit creeps up after this many quiet windows. */
+const CREEP_AFTER_WINDOWS = 10;
+
+/** A limit learned from the service's refusals: at most `count` answers in any `windowMs`. */
+interface LearnedLimit {
+	count: number;
+	windowMs: number;
+	/** Seen in two pauses: only then is it enforced. */
+	confirmed: boolean;
+	/** The longest wait after which a probe was still refused: the window is longer. */
+	lowerMs: number;
+	/** When it was learned or last crept up. */
+	since: number;
+}
+
+/** The service is refusing for rate: one probe at a time until it accepts again. */
+interface Pause {
+	since: number;
+	/** The oldest answer counted toward the service's window when it first refused. */
+	oldest: number;
+	/** How many it had accepted in that window. */
+	accepted: number;
+	/** When the next probe may go (Retry-After, or the probe schedule). */
+	nextProbeAt: number;
+	/** Set while a probe is under way. */
+	probing: boolean;
+	/** Probes refused in this pause. */
+	refusedProbes: number;
+	/** The longest time from `oldest` to a probe that was still refused: the window is longer. */
+	lowerMs: number;
+	/** When the refused request that began the pause was started. */
+	refusedStart: number;
+	/**
+	 * A request started after that one was accepted: the refusal was not a full window (which
+	 * refuses everything after it), so this pause teaches no limit. Its Retry-After still holds.
+	 */
+	stray: boolean;
+	/** The longest wait the service asked for with Retry-After in this pause. */
+	askedMs?: number;
+}
+
+interface Waiter {
+	lane: RunLane;
+	retry: boolean;
+	grant(ticket: Ticket): void;
+	fail(error: unknown): void;
+}
+
+export class Account {
+	private queue: Waiter[] = [];
+	private readonly watched = new WeakSet<AbortSignal>();
+	readonly counts = new Counts();
+	/** Answers that were not rate refusals: what the service accepted (learned limits). */
+	private readonly accepted = new TimeLog();
+	autoConcurrency: number = AUTO_CONCURRENCY.initial;
+	/** Latency floor (ms) and a short average, for Auto. */
+	private latencyFloor = Infinity;
+	private latencyRecent = 0;
+	private latencySamples = 0;
+	learned?: LearnedLimit;
+	pause?: Pause;
+	/** When the last probe of the pause went. */
+	private lastProbeAt = -Infinity;
+	/** Retry-After: nothing starts before this. */
+	private pausedUntil = 0;
+	private wake?: AbortController;
+	private pumping = false;
+
+	constructor(private readonly clock: Clock = realClock) {}
+
+	/** Plain data, for logs and tests. */
+	get state() {
+		return {
+			queued: this.queue.length,
+			inFlight: this.counts.inFlight,
+			autoConcurrency: this.autoConcurrency,
+			learned: this.learned && { ...this.learned },
+			pause: this.pause && { ...this.pause },
+		};
+	}
+
+	/** Nothing queued or under way, and nothing learned worth keeping. */
+	get idle(): boolean {
+		const last = this.counts.answers.last ?? -Infinity;
+		return this.queue.length === 0 && this.counts.inFlight === 0 && !this.pause && last + KEPT_MS < this.clock.now();
+	}
+
+	/**
+	 * Waits until the run may start one request (see the rules above) and returns its Ticket.
+	 * Rejects with the signal's reason when the run stops, or LimitNotReopenedError.
+	 */
+	async acquire(lane: RunLane, { retry = false } = {}): Promise<Ticket> {
+		if (lane.signal.aborted) throw lane.signal.reason;
+		this.watch(lane.signal);
+		return await new Promise<Ticket>((grant, fail) => {
+			const waiter: Waiter = { lane, retry, grant, fail };
+			this.queue.push(waiter);
+			this.poke();
+		});
+	}
+
+	/** One listener per signal (adding one costs O(listeners) in Node); on abort its waiters leave. */
+	private watch(signal: AbortSignal): void {
+		if (this.watched.has(signal)) return;
+		this.watched.add(signal);
+		signal.addEventListener(
+			'abort',
+			() => {
+				const leaving = this.queue.filter((waiter) => waiter.lane.signal === signal);
+				this.queue = this.queue.filter((waiter) => waiter.lane.signal !== signal);
+				for (const waiter of leaving) waiter.fail(signal.reason);
+				this.poke();
+			},
+			{ once: true },
+		);
+	}
+
+	private poke(): void {
+		this.wake?.abort();
+		if (!this.pumping) void this.pump();
+	}
+
+	private async pump(): Promise<void> {
+		this.pumping = true;
+		try {
+			for (;;) {
+				const now = this.clock.now();
+				let soonest = Infinity;
+				let granted = false;
+				for (const waiter of this.inTurn()) {
+					const at = this.startTime(waiter, now);
+					if (at instanceof LimitNotReopenedError) {
+						this.queue.splice(this.queue.indexOf(waiter), 1);
+						waiter.fail(at);
+						granted = true;
+						break;
+					}
+					if (at === undefined) continue; // waits for an answer; later waiters may still go
+					if (at <= now) {
+						this.queue.splice(this.queue.indexOf(waiter), 1);
+						waiter.grant(this.start(waiter.lane, now));
+						granted = true;
+						break;
+					}
+					soonest = Math.min(soonest, at);
+					// Time-ordered rules hold for everyone behind the first waiter that must wait for a time.
+					break;
+				}
+				if (granted) continue;
+				if (soonest === Infinity) return; // nothing due by time: an answer or a new waiter pokes
+				this.wake = new AbortController();
+				await this.clock.sleep(soonest - now, this.wake.signal).catch(() => undefined);
+				this.wake = undefined;
+			}
+		} finally {
+			this.pumping = false;
+		}
+	}
+
+	/** The queue in turn (rule 2): retries, then the runs with the fewest requests under way, then arrival. */
+	private inTurn(): Waiter[] {
+		return this.queue
+			.map((waiter, position) => ({ waiter, position }))
+			.sort((a, b) => Number(b.waiter.retry) - Number(a.waiter.retry) || a.waiter.lane.own.inFlight - b.waiter.lane.own.inFlight || a.position - b.position)
+			.map(({ waiter }) => waiter);
+	}
+
+	/** Counts that hold `lane`'s own limits: its run's, or the account's when shared (both are always kept). */
+	private countsOf(lane: RunLane): Counts {
+		return lane.shareLimits ? this.counts : lane.own;
+	}
+
+	/**
+	 * When `waiter` may start (epoch ms; in the past: now), undefined while it must wait for an
+	 * answer, or the error that ends its wait.
+	 */
+	private startTime(waiter: Waiter, now: number): number | undefined | LimitNotReopenedError {
+		const { lane } = waiter;
+		const { limits } = lane;
+		let at = now;
+		if (this.pause) {
+			const { pause } = this;
+			if (pause.askedMs !== undefined && pause.askedMs > limits.maxWaitMs) {
+				return new LimitNotReopenedError(now - pause.since, pause.accepted, limits.maxWaitMs, pause.askedMs);
+			}
+			if (pause.probing) return undefined;
+			// The last probe goes at Max Wait; once that one is refused, the wait is over.
+			const deadline = pause.since + limits.maxWaitMs;
+			if (this.lastProbeAt >= deadline) return new LimitNotReopenedError(now - pause.since, pause.accepted, limits.maxWaitMs);
+			at = Math.max(at, Math.min(pause.nextProbeAt, deadline));
+		}
+		at = Math.max(at, this.pausedUntil);
+
+		// Concurrency: the user's number, or Auto over the account.
+		const own = this.countsOf(lane);
+		if (limits.maxConcurrent !== undefined ? own.inFlight >= limits.maxConcurrent : this.counts.inFlight >= this.autoConcurrency) return undefined;
+
+		// The user's per-second and per-minute limits: even spacing from the run's start, and the windows.
+		const due = this.dueTime(own, limits);
+		at = Math.max(at, due);
+		for (const { lengthMs, limitOf } of WINDOWS) {
+			const free = this.windowFree(own, limitOf(limits), lengthMs + marginMs(lengthMs), now);
+			if (free === undefined) return undefined;
+			at = Math.max(at, free);
+		}
+		// The learned limit, over the account, once confirmed.
+		if (this.learned?.confirmed && !this.pause) {
+			const free = this.windowFree(this.counts, this.learned.count, this.learned.windowMs, now);
+			if (free === undefined) return undefined;
+			at = Math.max(at, free);
+		}
+		return at;
+	}
+
+	/** When a start is due by the spacing of `limits` alone. */
+	private dueTime(counts: Counts, limits: UserLimits): number {
+		let due = counts.lastStart;
+		for (const { lengthMs, limitOf } of WINDOWS) {
+			const limit = limitOf(limits);
+			if (limit > 0) due = Math.max(due, counts.lastStart + lengthMs / limit);
+		}
+		return due;
+	}
+
+	/**
+	 * When one more request fits `limit` per `countedMs` (a request counts from its start until
+	 * `countedMs` after its answer), or undefined when only an answer can make room.
+	 */
+	private windowFree(counts: Counts, limit: number, countedMs: number, now: number): number | undefined {
+		if (!(limit > 0)) return now;
+		const horizon = now - countedMs;
+		const answered = counts.answers.countAfter(horizon);
+		const counted = answered + counts.inFlight;
+		if (counted < limit) return now;
+		const leaving = counted - limit; // counted in answer order, those under way last
+		if (leaving >= answered) return undefined;
+		return (counts.answers.nthAfter(horizon, leaving) as number) + countedMs;
+	}
+
+	private start(lane: RunLane, now: number): Ticket {
+		const own = this.countsOf(lane);
+		const probe = this.pause !== undefined;
+		if (probe) {
+			this.pause!.probing = true;
+			this.lastProbeAt = now;
+		}
+		// The spacing goes on from when this start was due, not from when it went out, so a run
+		// held back (checking its items, a window, a slot) keeps its rate; never from before the run
+		// began or more than a window back; after a pause it begins afresh.
+		const due = this.dueTime(own, lane.limits);
+		own.lastStart = probe || own.lastStart < this.pausedUntil ? now : Math.min(now, Math.max(due, lane.since, now - CATCH_UP_MS));
+		lane.own.inFlight++;
+		this.counts.inFlight++;
+		let finished = false;
+		return {
+			finish: (outcome) => {
+				if (finished) return;
+				finished = true;
+				const end = this.clock.now();
+				lane.own.inFlight--;
+				this.counts.inFlight--;
+				if (outcome.type !== 'unused') {
+					lane.own.answers.add(end);
+					this.counts.answers.add(end);
+				}
+				this.learn(outcome, now, end, probe);
+				this.poke();
+			},
+		};
+	}
+
+	/** What an answer teaches: latency and concurrency, and the account's rate limit. */
+	private learn(outcome: Outcome, startedAt: number, end: number, probe: boolean): void {
+		if (probe && this.pause) this.pause.probing = false;
+		if (outcome.type === 'refused') {
+			this.autoConcurrency = Math.max(1, Math.floor(this.autoConcurrency / 2));
+			this.refused(end, startedAt, outcome.retryAfterMs, probe);
+			return;
+		}
+		if (outcome.type === 'answered') {
+			this.accepted.add(end);
+			// Only the probe ends the pause; a later-started request accepted meanwhile shows the refusal was a stray one.
+			if (this.pause && probe) this.reopened(startedAt, end);
+			else if (this.pause && startedAt > this.pause.refusedStart) this.pause.stray = true;
+			this.adaptConcurrency(end - startedAt);
+			this.creep(end);
+		} else if (outcome.type === 'failed') {
+			this.autoConcurrency = Math.max(1, Math.floor(this.autoConcurrency * 0.9));
+		}
+		this.counts.answers.forget(end - KEPT_MS);
+		this.accepted.forget(end - KEPT_MS);
+	}
+
+	private refused(now: number, startedAt: number, retryAfterMs: number | undefined, probe: boolean): void {
+		if (!this.pause) {
+			// The window the service counts holds what it accepted before this refusal: within the
+			// learned window when there is one, else the answers since the last quiet second.
+			const since = this.learned ? now - this.learned.windowMs : this.burstStart(now);
+			const accepted = this.accepted.countAfter(since);
+			const oldest = this.accepted.nthAfter(since, 0) ?? now;
+			this.pause = { since: now, oldest, accepted, nextProbeAt: now, probing: false, refusedProbes: 0, lowerMs: 0, refusedStart: startedAt, stray: false };
+		} else if (probe) {
+			this.pause.refusedProbes++;
+			this.pause.lowerMs = Math.max(this.pause.lowerMs, this.lastProbeAt - this.pause.oldest);
+		} else {
+			// Under way when the pause began: the pause already speaks for it.
+			if (retryAfterMs !== undefined) this.askedToWait(now, retryAfterMs);
+			return;
+		}
+		if (retryAfterMs !== undefined) this.askedToWait(now, retryAfterMs);
+		else this.pause.nextProbeAt = this.nextProbe(now);
+	}
+
+	/** Retry-After: the service said when; nothing starts before, and the probe goes then. */
+	private askedToWait(now: number, retryAfterMs: number): void {
+		const pause = this.pause!;
+		pause.nextProbeAt = Math.max(pause.probing ? 0 : pause.nextProbeAt, now + retryAfterMs);
+		pause.askedMs = Math.max(pause.askedMs ?? 0, now + retryAfterMs - pause.since);
+		this.pausedUntil = Math.max(this.pausedUntil, now + retryAfterMs);
+	}
+
+	/** Start of the run of answers that led to a refusal at `now`: back to the first gap of over a second. */
+	private burstStart(now: number): number {
+		let start = now;
+		for (let k = this.accepted.countAfter(now - KEPT_MS) - 1; k >= 0; k--) {
+			const time = this.accepted.nthAfter(now - KEPT_MS, k) as number;
+			if (start - time > 1_000) break;
+			start = time;
+		}
+		return start - 1;
+	}
+
+	/**
+	 * When the next probe may go: the time since the oldest counted answer grows (PROBE). With a
+	 * limit suggested by an earlier pause, the first probe tries halfway between the longest wait
+	 * still refused and the suggested window, the next one the window itself.
+	 */
+	private nextProbe(now: number): number {
+		const pause = this.pause!;
+		const elapsed = now - pause.oldest;
+		let at = pause.oldest + elapsed * (elapsed < PROBE.fastUntilMs ? PROBE.fast : PROBE.slow);
+		const learned = this.learned;
+		if (learned) {
+			const halfway = learned.lowerMs > 0 && !learned.confirmed && pause.refusedProbes === 0 ? (learned.lowerMs + learned.windowMs) / 2 : learned.windowMs;
+			at = Math.max(pause.oldest + halfway, Math.min(at, pause.oldest + learned.windowMs));
+		}
+		return Math.max(at, now + PROBE.minimumMs);
+	}
+
+	/** A probe was accepted: the pause ends, and what the service accepted before it teaches the limit. */
+	private reopened(probeStart: number, now: number): void {
+		const pause = this.pause!;
+		const windowMs = Math.max(1, probeStart - pause.oldest);
+		const learned = this.learned;
+		if (pause.accepted > 0 && !pause.stray) {
+			if (learned?.confirmed) {
+				// Confirmed: a refusal can lower the count (a plan lowered), never stretch the window.
+				learned.count = Math.min(learned.count, pause.accepted);
+			} else if (learned && Math.abs(pause.accepted - learned.count) <= learned.count / 4) {
+				learned.confirmed = true;
+				learned.count = Math.min(learned.count, pause.accepted);
+				learned.windowMs = Math.min(learned.windowMs, windowMs);
+			} else {
+				this.learned = { count: pause.accepted, windowMs, confirmed: false, lowerMs: pause.lowerMs, since: now };
+			}
+			if (this.learned) this.learned.since = now;
+		}
+		this.pause = undefined;
+		this.pausedUntil = 0;
+		this.lastProbeAt = -Infinity;
+	}
+
+	/** Ten quiet windows: the plan may have been raised, so one more may go per window. */
+	private creep(now: number): void {
+		const learned = this.learned;
+		if (!learned?.confirmed || now - learned.since < CREEP_AFTER_WINDOWS * learned.windowMs) return;
+		learned.count += Math.max(1, Math.round(learned.count * 0.05));
+		learned.since = now;
+	}
+
+	/** AIMD with a latency check (Netflix's AIMDLimit and Gradient limit, simplified). */
+	private adaptConcurrency(latencyMs: number): void {
+		this.latencySamples++;
+		this.latencyFloor = Math.min(this.latencyFloor, latencyMs);
+		this.latencyRecent = this.latencySamples === 1 ? latencyMs : this.latencyRecent * 0.8 + latencyMs * 0.2;
+		// The floor forgets slowly, so that a slower service is not taken for congestion for ever.
+		if (this.latencySamples % 256 === 0) this.latencyFloor = this.latencyRecent;
+		if (this.latencyRecent > 2.5 * this.latencyFloor + 20) {
+			this.autoConcurrency = Math.max(1, Math.floor(this.autoConcurrency * 0.9));
+			this.latencyRecent = (this.latencyRecent + this.latencyFloor) / 2;
+		} else if (this.counts.inFlight + 1 >= this.autoConcurrency / 2) {
+			this.autoConcurrency = Math.min(AUTO_CONCURRENCY.max, this.autoConcurrency + 1);
+		}
+	}
+}
+
+/** Accounts of this process, one per credential and API group; in memory only. */
+const accounts = new Map<string, Account>();
+
+export function accountFor(key: string): Account {
+	let account = accounts.get(key);
+	if (!account) {
+		for (const [other, candidate] of accounts) if (candidate.idle) accounts.delete(other);
+		account = new Account();
+		accounts.set(key, account);
+	}
+	return account;
+}
