@@ -277,7 +277,8 @@ async function acquire(run: Run, account: Account, lane: RunLane, attempt: Attem
 /** An item's wait ended without a start: the run stopped, another item halted it, or the limit did not reopen. */
 function waitEnded(run: Run, attempt: Attempt, reason: unknown): Error {
 	if (reason instanceof HaltedError) return run.failed(haltedError(attempt, reason.cause));
-	if (reason instanceof LimitNotReopenedError) return run.failed(limitNotReopenedError(attempt, reason));
+	// The first item to give up stops the run; the others waiting with it were simply not sent.
+	if (reason instanceof LimitNotReopenedError) return run.signal.aborted ? new RunStoppedError() : run.failed(limitNotReopenedError(attempt, reason));
 	return reason as Error;
 }
 

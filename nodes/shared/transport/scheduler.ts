@@ -22,11 +22,11 @@ import { sleep } from 'n8n-workflow';
  * 5. A rate refusal pauses the account. With Retry-After, until then; without, one probe goes
  *    at a time, after waits that grow from the oldest answer still counted toward the window the
  *    service has (it admits the next one once that answer leaves its window). An accepted probe
- *    ends the pause and suggests a limit: what the service accepted before it refused, per the
- *    time from the oldest of those to the probe. A second pause that finds about the same count
- *    confirms it (one stray refusal must not throttle an account; its first probe also halves
- *    the doubt about the window). A pause in which a request started after the refused one was
- *    accepted teaches nothing: a full window refuses everything after it. From then on the account never has more than that many in
+ *    ends the pause and teaches the limit: what the service accepted before it refused, per the
+ *    time from the oldest of those to the probe. A pause in which a request started after the
+ *    refused one was accepted teaches nothing: a full window refuses everything after it, so
+ *    that refusal was a stray one. While the window is known only to within a tenth (the last
+ *    refused and the accepted probe), one trial start goes halfway between. From then on the account never has more than that many in
  *    such a window, in every run; the count creeps up by 5% after ten quiet windows (a plan may
  *    be raised) and drops to what was accepted at the next refusal.
  * 6. A pause longer than a run's Max Wait fails that run's waiting requests with
@@ -194,6 +194,9 @@ export const AUTO_CONCURRENCY = { initial: 1, max: 64 } as const;
  */
 const PROBE = { minimumMs: 250, fastUntilMs: 2_000, fast: 2, slow: 1.2 } as const;
 
+/** The window is refined (one trial start at a time) while its doubt is above this share of it. */
+const WINDOW_DOUBT = 0.1;
+
 /** A learned limit creeps up after this many quiet windows. */
 const CREEP_AFTER_WINDOWS = 10;
 
@@ -201,9 +204,7 @@ const CREEP_AFTER_WINDOWS = 10;
 interface LearnedLimit {
 	count: number;
 	windowMs: number;
-	/** Seen in two pauses: only then is it enforced. */
-	confirmed: boolean;
-	/** The longest wait after which a probe was still refused: the window is longer. */
+	/** The longest wait after which a probe or trial was still refused: the window is longer. */
 	lowerMs: number;
 	/** When it was learned or last crept up. */
 	since: number;
@@ -255,6 +256,8 @@ export class Account {
 	private latencySamples = 0;
 	learned?: LearnedLimit;
 	pause?: Pause;
+	/** A trial start under way (see trialWindow). */
+	private trial?: { elapsedMs: number };
 	/** When the last probe of the pause went. */
 	private lastProbeAt = -Infinity;
 	/** Retry-After: nothing starts before this. */
@@ -399,11 +402,11 @@ export class Account {
 			if (free === undefined) return undefined;
 			at = Math.max(at, free);
 		}
-		// The learned limit, over the account, once confirmed.
-		if (this.learned?.confirmed && !this.pause) {
-			const free = this.windowFree(this.counts, this.learned.count, this.learned.windowMs, now);
-			if (free === undefined) return undefined;
-			at = Math.max(at, free);
+		// The learned limit, over the account.
+		if (this.learned && !this.pause) {
+			const blocking = this.learnedBlocking(this.learned, now);
+			if (blocking === null) return undefined;
+			if (blocking !== undefined) at = Math.max(at, blocking + this.trialWindow(this.learned));
 		}
 		return at;
 	}
@@ -423,19 +426,44 @@ export class Account {
 	 * `countedMs` after its answer), or undefined when only an answer can make room.
 	 */
 	private windowFree(counts: Counts, limit: number, countedMs: number, now: number): number | undefined {
-		if (!(limit > 0)) return now;
+		const blocking = this.blockingAnswer(counts.answers, counts.inFlight, limit, countedMs, now);
+		return blocking === null ? undefined : blocking === undefined ? now : blocking + countedMs;
+	}
+
+	/**
+	 * The answer in `answers` whose leaving the `countedMs` window makes room for one more under
+	 * `limit` (requests under way count too): undefined when there is room now, null when only an
+	 * answer can make room.
+	 */
+	private blockingAnswer(answers: TimeLog, inFlight: number, limit: number, countedMs: number, now: number): number | undefined | null {
+		if (!(limit > 0)) return undefined;
 		const horizon = now - countedMs;
-		const answered = counts.answers.countAfter(horizon);
-		const counted = answered + counts.inFlight;
-		if (counted < limit) return now;
+		const answered = answers.countAfter(horizon);
+		const counted = answered + inFlight;
+		if (counted < limit) return undefined;
 		const leaving = counted - limit; // counted in answer order, those under way last
-		if (leaving >= answered) return undefined;
-		return (counts.answers.nthAfter(horizon, leaving) as number) + countedMs;
+		if (leaving >= answered) return null;
+		return answers.nthAfter(horizon, leaving) as number;
+	}
+
+	/** The learned limit's blocking answer: the service counts what it accepted, and what is under way may be. */
+	private learnedBlocking(learned: LearnedLimit, now: number): number | undefined | null {
+		return this.blockingAnswer(this.accepted, this.counts.inFlight, learned.count, learned.windowMs, now);
+	}
+
+	/** The window a start waits out: halfway into the doubt while a trial may go, else the learned window. */
+	private trialWindow(learned: LearnedLimit): number {
+		const doubtful = !this.trial && learned.windowMs - learned.lowerMs > WINDOW_DOUBT * learned.windowMs;
+		return doubtful ? (learned.lowerMs + learned.windowMs) / 2 : learned.windowMs;
 	}
 
 	private start(lane: RunLane, now: number): Ticket {
 		const own = this.countsOf(lane);
 		const probe = this.pause !== undefined;
+		// A start the learned window alone would not have let through yet: a trial of a shorter window.
+		const blocking = this.learned && !probe ? this.learnedBlocking(this.learned, now) : undefined;
+		const trial = typeof blocking === 'number' ? { elapsedMs: now - blocking } : undefined;
+		if (trial) this.trial = trial;
 		if (probe) {
 			this.pause!.probing = true;
 			this.lastProbeAt = now;
@@ -459,17 +487,28 @@ export class Account {
 					lane.own.answers.add(end);
 					this.counts.answers.add(end);
 				}
+				if (trial) this.tried(trial, outcome);
 				this.learn(outcome, now, end, probe);
 				this.poke();
 			},
 		};
 	}
 
+	/** A trial start's answer: the window is at most its wait if accepted, longer if refused. */
+	private tried(trial: { elapsedMs: number }, outcome: Outcome): void {
+		if (this.trial === trial) this.trial = undefined;
+		const learned = this.learned;
+		if (!learned) return;
+		if (outcome.type === 'answered') learned.windowMs = Math.max(learned.lowerMs, Math.min(learned.windowMs, trial.elapsedMs));
+		else if (outcome.type === 'refused') learned.lowerMs = Math.min(learned.windowMs, Math.max(learned.lowerMs, trial.elapsedMs));
+	}
+
 	/** What an answer teaches: latency and concurrency, and the account's rate limit. */
 	private learn(outcome: Outcome, startedAt: number, end: number, probe: boolean): void {
 		if (probe && this.pause) this.pause.probing = false;
 		if (outcome.type === 'refused') {
-			this.autoConcurrency = Math.max(1, Math.floor(this.autoConcurrency / 2));
+			// Once per pause: the requests under way when it began are refused with it.
+			if (!this.pause) this.autoConcurrency = Math.max(1, Math.floor(this.autoConcurrency / 2));
 			this.refused(end, startedAt, outcome.retryAfterMs, probe);
 			return;
 		}
@@ -490,10 +529,13 @@ export class Account {
 	private refused(now: number, startedAt: number, retryAfterMs: number | undefined, probe: boolean): void {
 		if (!this.pause) {
 			// The window the service counts holds what it accepted before this refusal: within the
-			// learned window when there is one, else the answers since the last quiet second.
+			// learned window when there is one (its oldest is the learned count's most recent one:
+			// earlier answers still inside the window are stragglers of a burst before), else the
+			// answers since the last quiet second.
 			const since = this.learned ? now - this.learned.windowMs : this.burstStart(now);
 			const accepted = this.accepted.countAfter(since);
-			const oldest = this.accepted.nthAfter(since, 0) ?? now;
+			const skipped = this.learned ? Math.max(0, accepted - this.learned.count) : 0;
+			const oldest = this.accepted.nthAfter(since, skipped) ?? now;
 			this.pause = { since: now, oldest, accepted, nextProbeAt: now, probing: false, refusedProbes: 0, lowerMs: 0, refusedStart: startedAt, stray: false };
 		} else if (probe) {
 			this.pause.refusedProbes++;
@@ -526,40 +568,25 @@ export class Account {
 		return start - 1;
 	}
 
-	/**
-	 * When the next probe may go: the time since the oldest counted answer grows (PROBE). With a
-	 * limit suggested by an earlier pause, the first probe tries halfway between the longest wait
-	 * still refused and the suggested window, the next one the window itself.
-	 */
+	/** When the next probe may go: the time since the oldest counted answer grows (PROBE). */
 	private nextProbe(now: number): number {
 		const pause = this.pause!;
 		const elapsed = now - pause.oldest;
 		let at = pause.oldest + elapsed * (elapsed < PROBE.fastUntilMs ? PROBE.fast : PROBE.slow);
+		// With a learned window, not before it has passed since the oldest counted answer.
 		const learned = this.learned;
-		if (learned) {
-			const halfway = learned.lowerMs > 0 && !learned.confirmed && pause.refusedProbes === 0 ? (learned.lowerMs + learned.windowMs) / 2 : learned.windowMs;
-			at = Math.max(pause.oldest + halfway, Math.min(at, pause.oldest + learned.windowMs));
-		}
+		if (learned) at = Math.max(pause.oldest + learned.windowMs, Math.min(at, pause.oldest + learned.windowMs));
 		return Math.max(at, now + PROBE.minimumMs);
 	}
 
 	/** A probe was accepted: the pause ends, and what the service accepted before it teaches the limit. */
 	private reopened(probeStart: number, now: number): void {
 		const pause = this.pause!;
-		const windowMs = Math.max(1, probeStart - pause.oldest);
-		const learned = this.learned;
 		if (pause.accepted > 0 && !pause.stray) {
-			if (learned?.confirmed) {
-				// Confirmed: a refusal can lower the count (a plan lowered), never stretch the window.
-				learned.count = Math.min(learned.count, pause.accepted);
-			} else if (learned && Math.abs(pause.accepted - learned.count) <= learned.count / 4) {
-				learned.confirmed = true;
-				learned.count = Math.min(learned.count, pause.accepted);
-				learned.windowMs = Math.min(learned.windowMs, windowMs);
-			} else {
-				this.learned = { count: pause.accepted, windowMs, confirmed: false, lowerMs: pause.lowerMs, since: now };
-			}
-			if (this.learned) this.learned.since = now;
+			const windowMs = Math.max(1, probeStart - pause.oldest);
+			// A Retry-After said when the window frees: no doubt left about it.
+			const lowerMs = pause.askedMs !== undefined ? windowMs : Math.min(windowMs, Math.max(pause.lowerMs, this.learned?.lowerMs ?? 0));
+			this.learned = { count: pause.accepted, windowMs, lowerMs, since: now };
 		}
 		this.pause = undefined;
 		this.pausedUntil = 0;
@@ -569,7 +596,7 @@ export class Account {
 	/** Ten quiet windows: the plan may have been raised, so one more may go per window. */
 	private creep(now: number): void {
 		const learned = this.learned;
-		if (!learned?.confirmed || now - learned.since < CREEP_AFTER_WINDOWS * learned.windowMs) return;
+		if (!learned || now - learned.since < CREEP_AFTER_WINDOWS * learned.windowMs) return;
 		learned.count += Math.max(1, Math.round(learned.count * 0.05));
 		learned.since = now;
 	}

@@ -1,0 +1,116 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- not shipped: test code, run by Node outside n8n (README: Lint) */
+/**
+ * An account limit nobody told the node: the defaults find it, keep to it and remember it.
+ *
+ * The emulator enforces a sliding window over the send API that the node knows nothing of,
+ * shrunk from a minute to WINDOW_MS to keep `npm test` short (the node learns the window from
+ * what it observes; the bench uses real minutes). Three times the limit in items, no options:
+ * every item is delivered exactly once, the run succeeds, and the whole run takes at most 1.2x
+ * the ideal (the limit's worth at once, then the next as soon as the window lets it: two
+ * windows and a few answers). A later run of the same credential gets no refusal at all.
+ */
+import type { IDataObject } from 'n8n-workflow';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import { startEmulator, type Emulator, type RateLimitFault } from '../emulator';
+import { runNode } from '../harness';
+import { bulkItems, directSendParameters, errorText, pairingProblems, sendRequests, type SendOptions } from './support';
+
+const LIMIT = 10;
+const WINDOW_MS = 5_000;
+const LATENCY_MS = 20;
+
+let emulator: Emulator;
+
+beforeAll(async () => {
+	emulator = await startEmulator({ seed: 3 });
+});
+afterAll(async () => {
+	await emulator?.close();
+});
+beforeEach(() => emulator.reset());
+
+/** One execution of Messaging → Send with `options` (none: the defaults), for one credential. */
+async function execution(items: IDataObject[], credentialId: string, options: SendOptions = {}) {
+	const started = performance.now();
+	const result = await runNode({
+		node: { type: 'messaging', parameters: directSendParameters(options), credentials: ['messagingBearerApi'], credentialId },
+		items,
+		credentials: emulator.credentials as never,
+		expressionEngine: 'legacy',
+	});
+	return { ...result, elapsedMs: performance.now() - started };
+}
+
+const refusals = () => sendRequests(emulator).filter((request) => request.outcome === 'rate-limited').length;
+
+/** Two windows, and the answers of the first and last sends. */
+const IDEAL_MS = 2 * WINDOW_MS + 3 * LATENCY_MS;
+
+describe.each([
+	{ name: "the spec's 400 reason, no Retry-After", rule: { answer: 'reason' }, credentialId: 'seek-reason' },
+	{ name: '429 with Retry-After', rule: { answer: '429' }, credentialId: 'seek-429' },
+] as Array<{ name: string; rule: Partial<RateLimitFault>; credentialId: string }>)('an account limit of $name, unknown to the node', ({ rule, credentialId }) => {
+	it(`defaults, ${3 * LIMIT} items: all delivered once within 1.2x the ideal; a later run gets no refusal`, async () => {
+		emulator.setFaults({ latencyMs: LATENCY_MS, rateLimit: { limit: LIMIT, windowMs: WINDOW_MS, ...rule } });
+		const first = await execution(bulkItems(3 * LIMIT), credentialId);
+		expect(first.error).toBeUndefined();
+		expect(pairingProblems(first.items, 3 * LIMIT)).toEqual([]);
+		expect(first.items.every((item) => item.json.success === true)).toBe(true);
+		expect(emulator.deliveries).toHaveLength(3 * LIMIT);
+		expect(emulator.duplicates()).toEqual([]);
+		const foundWith = refusals();
+		console.log(`limit-seeking (${rule.answer}): ${foundWith} refusals while finding the limit; run ${Math.round(first.elapsedMs)} ms, ideal ${IDEAL_MS} ms`);
+		// A handful while the limit is found: the probes of the first pause, and the requests under way at each refusal.
+		expect(foundWith).toBeGreaterThan(0);
+		expect(foundWith).toBeLessThanOrEqual(20);
+		expect(first.elapsedMs).toBeLessThanOrEqual(1.2 * IDEAL_MS);
+		expect(emulator.maxRequestsInWindow(WINDOW_MS, (request) => request.outcome === 'delivered')).toBeLessThanOrEqual(LIMIT);
+
+		// The limit is known now: a later execution of the credential starts at it.
+		const second = await execution(bulkItems(6 * LIMIT).slice(3 * LIMIT), credentialId);
+		expect(second.error).toBeUndefined();
+		expect(emulator.deliveries).toHaveLength(6 * LIMIT);
+		expect(refusals()).toBe(foundWith);
+	}, 60_000);
+});
+
+describe('a limit that cannot be waited out', () => {
+	it('an hourly limit stops the run within Max Wait + 1 s, saying what the limit was, what was sent and what to set', async () => {
+		emulator.setFaults({ latencyMs: LATENCY_MS, rateLimit: { limit: LIMIT, windowMs: 3_600_000, answer: 'reason' } });
+		const run = await execution(bulkItems(LIMIT + 5), 'seek-hourly', { maxWaitSeconds: 3 });
+		const firstRefusal = sendRequests(emulator).find((request) => request.outcome === 'rate-limited')!;
+		const endedAt = performance.timeOrigin + performance.now();
+		expect(endedAt - firstRefusal.at).toBeLessThan(3_000 + 1_000);
+		expect(run.error?.message).toMatch(/rate limit was reached after it accepted 10 in a row and did not reopen within Max Wait \(3 s\)/);
+		const description = (run.error as { description?: string }).description ?? '';
+		expect(description).toMatch(/Max Wait to 3600/);
+		expect(description).toMatch(/Sent before the run stopped: items 0-9\./);
+		// The item that gave up carries the error; every other item past the limit was not sent.
+		const failedItem = (run.error as { context?: { itemIndex?: number } }).context?.itemIndex;
+		expect(failedItem).toBe(10);
+		expect(description).toMatch(/Not sent: items 11-14\./);
+		expect(emulator.deliveries).toHaveLength(LIMIT);
+	}, 30_000);
+
+	it('with Continue On Fail, every item past the limit says so, and none waits longer than Max Wait', async () => {
+		emulator.setFaults({ latencyMs: LATENCY_MS, rateLimit: { limit: 2, windowMs: 3_600_000, answer: 'reason' } });
+		const started = performance.now();
+		const run = await runNode({
+			node: {
+				type: 'messaging',
+				parameters: directSendParameters({ maxWaitSeconds: 2 }),
+				credentials: ['messagingBearerApi'],
+				credentialId: 'seek-hourly-cof',
+				continueOnFail: true,
+			},
+			items: bulkItems(8),
+			credentials: emulator.credentials as never,
+			expressionEngine: 'legacy',
+		});
+		expect(pairingProblems(run.items, 8)).toEqual([]);
+		expect(run.items.slice(0, 2).every((item) => item.json.success === true)).toBe(true);
+		for (const item of run.items.slice(2)) expect(errorText(item)).toMatch(/did not reopen within Max Wait \(2 s\)/);
+		expect(performance.now() - started).toBeLessThan(2_000 + 1_000 + 1_000);
+	}, 30_000);
+});
