@@ -11,7 +11,7 @@ const SEND = false;
 const READ = true;
 
 describe('decideRetry: a send only when it provably never reached the service', () => {
-	const notReached: AttemptOutcome = { type: 'notReached', code: 'ECONNREFUSED' };
+	const notReached: Exclude<AttemptOutcome, { type: 'rateLimited' }> = { type: 'notReached', code: 'ECONNREFUSED' };
 	const mayHaveReached: Array<Extract<AttemptOutcome, { type: 'mayHaveReached' }>> = [
 		{ type: 'mayHaveReached', why: 'dropped', code: 'ECONNRESET' },
 		{ type: 'mayHaveReached', why: 'timedOut' },
@@ -20,8 +20,8 @@ describe('decideRetry: a send only when it provably never reached the service', 
 
 	it('retries a connection never made, for sends and reads alike, after a backoff, without pausing the others', () => {
 		for (const idempotent of [SEND, READ]) {
-			expect(decideRetry(notReached, 1, idempotent, rules(), ceiling)).toEqual({ retry: true, waitMs: 250, pauseAll: false });
-			expect(decideRetry(notReached, 3, idempotent, rules(), ceiling)).toEqual({ retry: true, waitMs: 1000, pauseAll: false });
+			expect(decideRetry(notReached, 1, idempotent, rules(), ceiling)).toEqual({ retry: true, waitMs: 250 });
+			expect(decideRetry(notReached, 3, idempotent, rules(), ceiling)).toEqual({ retry: true, waitMs: 1000 });
 		}
 	});
 
@@ -31,28 +31,16 @@ describe('decideRetry: a send only when it provably never reached the service', 
 
 	it('retries them for reads and deletes, and for sends when "Retry Sends After Server Errors" is on', () => {
 		for (const outcome of mayHaveReached) {
-			expect(decideRetry(outcome, 1, READ, rules(), ceiling), outcome.why).toEqual({ retry: true, waitMs: 250, pauseAll: false });
-			expect(decideRetry(outcome, 1, SEND, rules({ retrySendsOnServerError: true }), ceiling), outcome.why).toEqual({ retry: true, waitMs: 250, pauseAll: false });
+			expect(decideRetry(outcome, 1, READ, rules(), ceiling), outcome.why).toEqual({ retry: true, waitMs: 250 });
+			expect(decideRetry(outcome, 1, SEND, rules({ retrySendsOnServerError: true }), ceiling), outcome.why).toEqual({ retry: true, waitMs: 250 });
 		}
 	});
 
-	it('a rate limit: waits what the service asked, and everyone waits with it', () => {
-		expect(decideRetry({ type: 'rateLimited', retryAfterMs: 3_000 }, 1, SEND, rules(), ceiling)).toEqual({ retry: true, waitMs: 3_000, pauseAll: true });
-		// Exactly Max Wait is still waited for: Max Wait is a cap.
-		expect(decideRetry({ type: 'rateLimited', retryAfterMs: 60_000 }, 1, SEND, rules(), ceiling)).toEqual({ retry: true, waitMs: 60_000, pauseAll: true });
-	});
+	// Rate refusals are the scheduler's: the account pauses and the request goes again at its
+	// place within Max Wait (test/unit/scheduler.test.ts, test/bulk/limit-seeking.test.ts).
 
-	it('a rate limit without a usable Retry-After: the backoff, capped at Max Wait', () => {
-		expect(decideRetry({ type: 'rateLimited' }, 2, SEND, rules(), ceiling)).toEqual({ retry: true, waitMs: 500, pauseAll: true });
-		expect(decideRetry({ type: 'rateLimited' }, 5, SEND, rules({ maxWaitMs: 1_000 }), ceiling)).toEqual({ retry: true, waitMs: 1_000, pauseAll: true });
-	});
-
-	it('a Retry-After above Max Wait: no retry, and says how long was asked', () => {
-		expect(decideRetry({ type: 'rateLimited', retryAfterMs: 259_200_000 }, 1, SEND, rules(), ceiling)).toEqual({ retry: false, waitTooLongMs: 259_200_000 });
-	});
-
-	it('Max Retries bounds every kind: attempt maxRetries + 1 is the last', () => {
-		for (const outcome of [notReached, { type: 'rateLimited' } as AttemptOutcome, ...mayHaveReached]) {
+	it('Max Retries bounds every kind it decides: attempt maxRetries + 1 is the last', () => {
+		for (const outcome of [notReached, ...mayHaveReached]) {
 			expect(decideRetry(outcome, 2, READ, rules({ maxRetries: 2 }), ceiling).retry).toBe(true);
 			expect(decideRetry(outcome, 3, READ, rules({ maxRetries: 2 }), ceiling)).toEqual({ retry: false });
 			expect(decideRetry(outcome, 1, READ, rules({ maxRetries: 0 }), ceiling)).toEqual({ retry: false });

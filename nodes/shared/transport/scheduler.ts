@@ -225,14 +225,14 @@ interface Pause {
 	refusedProbes: number;
 	/** The longest time from `oldest` to a probe that was still refused: the window is longer. */
 	lowerMs: number;
-	/** When the refused request that began the pause was started. */
+	/** The start number of the refused request that began the pause. */
 	refusedStart: number;
 	/**
 	 * A request started after that one was accepted: the refusal was not a full window (which
 	 * refuses everything after it), so this pause teaches no limit. Its Retry-After still holds.
 	 */
 	stray: boolean;
-	/** The longest wait the service asked for with Retry-After in this pause. */
+	/** The longest wait a Retry-After of this pause asked for. */
 	askedMs?: number;
 }
 
@@ -256,6 +256,8 @@ export class Account {
 	private latencySamples = 0;
 	learned?: LearnedLimit;
 	pause?: Pause;
+	/** Starts so far: orders starts made in the same millisecond. */
+	private starts = 0;
 	/** A trial start under way (see trialWindow). */
 	private trial?: { elapsedMs: number };
 	/** When the last probe of the pause went. */
@@ -335,7 +337,8 @@ export class Account {
 						break;
 					}
 					if (at === undefined) continue; // waits for an answer; later waiters may still go
-					if (at <= now) {
+					// Due within this millisecond: now (timers have no finer grain; every window keeps a margin of 5 ms or more).
+					if (at < now + 1) {
 						this.queue.splice(this.queue.indexOf(waiter), 1);
 						waiter.grant(this.start(waiter.lane, now));
 						granted = true;
@@ -348,7 +351,9 @@ export class Account {
 				if (granted) continue;
 				if (soonest === Infinity) return; // nothing due by time: an answer or a new waiter pokes
 				this.wake = new AbortController();
-				await this.clock.sleep(soonest - now, this.wake.signal).catch(() => undefined);
+				// Whole milliseconds (a fractional wait would wake in the same millisecond and spin), at
+				// most an hour (a longer timer overflows Node's setTimeout and fires at once).
+				await this.clock.sleep(Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(soonest - now))), this.wake.signal).catch(() => undefined);
 				this.wake = undefined;
 			}
 		} finally {
@@ -413,6 +418,8 @@ export class Account {
 
 	/** When a start is due by the spacing of `limits` alone. */
 	private dueTime(counts: Counts, limits: UserLimits): number {
+		// Nothing started yet: the first start waits for no spacing (at 1e-9/s it would wait 31 years).
+		if (counts.lastStart === 0) return 0;
 		let due = counts.lastStart;
 		for (const { lengthMs, limitOf } of WINDOWS) {
 			const limit = limitOf(limits);
@@ -459,6 +466,7 @@ export class Account {
 
 	private start(lane: RunLane, now: number): Ticket {
 		const own = this.countsOf(lane);
+		const seq = ++this.starts;
 		const probe = this.pause !== undefined;
 		// A start the learned window alone would not have let through yet: a trial of a shorter window.
 		const blocking = this.learned && !probe ? this.learnedBlocking(this.learned, now) : undefined;
@@ -488,7 +496,7 @@ export class Account {
 					this.counts.answers.add(end);
 				}
 				if (trial) this.tried(trial, outcome);
-				this.learn(outcome, now, end, probe);
+				this.learn(outcome, now, seq, end, probe);
 				this.poke();
 			},
 		};
@@ -504,19 +512,19 @@ export class Account {
 	}
 
 	/** What an answer teaches: latency and concurrency, and the account's rate limit. */
-	private learn(outcome: Outcome, startedAt: number, end: number, probe: boolean): void {
+	private learn(outcome: Outcome, startedAt: number, seq: number, end: number, probe: boolean): void {
 		if (probe && this.pause) this.pause.probing = false;
 		if (outcome.type === 'refused') {
 			// Once per pause: the requests under way when it began are refused with it.
 			if (!this.pause) this.autoConcurrency = Math.max(1, Math.floor(this.autoConcurrency / 2));
-			this.refused(end, startedAt, outcome.retryAfterMs, probe);
+			this.refused(end, seq, outcome.retryAfterMs, probe);
 			return;
 		}
 		if (outcome.type === 'answered') {
 			this.accepted.add(end);
 			// Only the probe ends the pause; a later-started request accepted meanwhile shows the refusal was a stray one.
 			if (this.pause && probe) this.reopened(startedAt, end);
-			else if (this.pause && startedAt > this.pause.refusedStart) this.pause.stray = true;
+			else if (this.pause && seq > this.pause.refusedStart) this.pause.stray = true;
 			this.adaptConcurrency(end - startedAt);
 			this.creep(end);
 		} else if (outcome.type === 'failed') {
@@ -526,7 +534,7 @@ export class Account {
 		this.accepted.forget(end - KEPT_MS);
 	}
 
-	private refused(now: number, startedAt: number, retryAfterMs: number | undefined, probe: boolean): void {
+	private refused(now: number, seq: number, retryAfterMs: number | undefined, probe: boolean): void {
 		if (!this.pause) {
 			// The window the service counts holds what it accepted before this refusal: within the
 			// learned window when there is one (its oldest is the learned count's most recent one:
@@ -536,7 +544,7 @@ export class Account {
 			const accepted = this.accepted.countAfter(since);
 			const skipped = this.learned ? Math.max(0, accepted - this.learned.count) : 0;
 			const oldest = this.accepted.nthAfter(since, skipped) ?? now;
-			this.pause = { since: now, oldest, accepted, nextProbeAt: now, probing: false, refusedProbes: 0, lowerMs: 0, refusedStart: startedAt, stray: false };
+			this.pause = { since: now, oldest, accepted, nextProbeAt: now, probing: false, refusedProbes: 0, lowerMs: 0, refusedStart: seq, stray: false };
 		} else if (probe) {
 			this.pause.refusedProbes++;
 			this.pause.lowerMs = Math.max(this.pause.lowerMs, this.lastProbeAt - this.pause.oldest);
@@ -553,7 +561,7 @@ export class Account {
 	private askedToWait(now: number, retryAfterMs: number): void {
 		const pause = this.pause!;
 		pause.nextProbeAt = Math.max(pause.probing ? 0 : pause.nextProbeAt, now + retryAfterMs);
-		pause.askedMs = Math.max(pause.askedMs ?? 0, now + retryAfterMs - pause.since);
+		pause.askedMs = Math.max(pause.askedMs ?? 0, retryAfterMs);
 		this.pausedUntil = Math.max(this.pausedUntil, now + retryAfterMs);
 	}
 

@@ -1,0 +1,295 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- not shipped: test code, run by Node outside n8n (README: Lint) */
+/**
+ * The scheduler (nodes/shared/transport/scheduler.ts) on its own, under simulated time: the
+ * user's windows and spacing, order and fairness, stops, Retry-After, and how an account's
+ * unknown limit is found from refusals and kept. Every figure is exact: time only moves when
+ * the test moves it.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+import { Account, Counts, LimitNotReopenedError } from '../../nodes/shared/transport/scheduler';
+import type { Clock, Outcome, RunLane, Ticket, UserLimits } from '../../nodes/shared/transport/scheduler';
+
+const NO_LIMITS: UserLimits = { maxConcurrent: undefined, maxPerSecond: 0, maxPerMinute: 0, maxWaitMs: 60_000 };
+
+function lane(limits: Partial<UserLimits> = {}, { shareLimits = true, signal = new AbortController().signal } = {}): RunLane {
+	return { limits: { ...NO_LIMITS, ...limits }, shareLimits, signal, since: Date.now(), own: new Counts() };
+}
+
+interface Sent {
+	start: number;
+	answer: number;
+}
+
+/** Sends `n` requests of one run through `account`; each is answered `answered` after `latencyMs`. */
+async function simulate(account: Account, n: number, limits: Partial<UserLimits>, latencyMs: number): Promise<Sent[]> {
+	const run = lane(limits);
+	const sent: Sent[] = [];
+	const all = Promise.all(
+		Array.from({ length: n }, async () => {
+			const ticket = await account.acquire(run);
+			const record = { start: Date.now(), answer: Infinity };
+			sent.push(record);
+			await new Promise((resolve) => setTimeout(resolve, latencyMs));
+			record.answer = Date.now();
+			ticket.finish({ type: 'answered' });
+		}),
+	);
+	await vi.runAllTimersAsync();
+	await all;
+	return sent;
+}
+
+/** The most requests counted at any start: started at or before it, answered less than `countedMs` before it. */
+function maxCounted(sent: Sent[], countedMs: number): number {
+	return Math.max(...sent.map(({ start }) => sent.filter((other) => other.start <= start && other.answer + countedMs > start).length));
+}
+
+beforeEach(() => vi.useFakeTimers({ now: 1_000_000 }));
+afterEach(() => vi.useRealTimers());
+
+describe("the user's limits", () => {
+	it('per second: never more than the limit counted, evenly spaced, each start as early as the rule allows', async () => {
+		const sent = await simulate(new Account(), 35, { maxConcurrent: 4, maxPerSecond: 10 }, 30);
+		expect(sent).toHaveLength(35);
+		expect(maxCounted(sent, 1_000)).toBeLessThanOrEqual(10);
+		for (let i = 1; i < sent.length; i++) expect(sent[i].start - sent[i - 1].start).toBeGreaterThanOrEqual(100);
+		// The 11th waits for the 1st to leave its window (answer + 1 s + 10 ms margin), no longer.
+		expect(sent[10].start).toBe(sent[0].answer + 1_010);
+		expect(sent[20].start).toBe(sent[10].answer + 1_010);
+		expect(sent[11].start - sent[10].start).toBe(100);
+	});
+
+	it('per minute: the same rule over 60 s with a 600 ms margin', async () => {
+		const sent = await simulate(new Account(), 45, { maxConcurrent: 8, maxPerMinute: 20 }, 50);
+		expect(maxCounted(sent, 60_000)).toBeLessThanOrEqual(20);
+		expect(sent[20].start).toBe(sent[0].answer + 60_600);
+		expect(sent[40].start).toBe(sent[20].answer + 60_600);
+	});
+
+	it('both windows and a concurrency of 1 at once', async () => {
+		const sent = await simulate(new Account(), 130, { maxConcurrent: 1, maxPerSecond: 50, maxPerMinute: 120 }, 5);
+		expect(maxCounted(sent, 1_000)).toBeLessThanOrEqual(50);
+		expect(maxCounted(sent, 60_000)).toBeLessThanOrEqual(120);
+		for (let i = 1; i < sent.length; i++) expect(sent[i].start).toBeGreaterThanOrEqual(sent[i - 1].answer);
+		expect(sent[120].start).toBe(sent[0].answer + 60_600);
+	});
+
+	it("paces from the run's start: starts that fell due while the run checked its items go at once, then evenly", async () => {
+		const account = new Account();
+		const run = lane({ maxPerSecond: 20, maxConcurrent: 10 });
+		await vi.advanceTimersByTimeAsync(120); // the run spent 120 ms checking its items
+		const starts: number[] = [];
+		const all = Promise.all(
+			Array.from({ length: 6 }, async () => {
+				const ticket = await account.acquire(run);
+				starts.push(Date.now() - run.since);
+				ticket.finish({ type: 'answered' });
+			}),
+		);
+		await vi.runAllTimersAsync();
+		await all;
+		expect(starts).toEqual([120, 120, 120, 150, 200, 250]);
+	});
+
+	it('tiny, fractional and huge rates neither spin nor overflow', async () => {
+		let sleeps = 0;
+		const clock: Clock = {
+			now: () => Date.now(),
+			sleep: async (ms, signal) => {
+				sleeps++;
+				await new Promise<void>((resolve, reject) => {
+					const timer = setTimeout(resolve, ms);
+					signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason as Error)), { once: true });
+				});
+			},
+		};
+		const account = new Account(clock);
+		const stop = new AbortController();
+		const run = lane({ maxPerSecond: 1e-9, maxConcurrent: 2 }, { signal: stop.signal });
+		const first = await account.acquire(run);
+		first.finish({ type: 'answered' });
+		const second = account.acquire(run);
+		await vi.advanceTimersByTimeAsync(5_000);
+		// One timer for the (far) due time, capped so Node's setTimeout does not overflow and fire at once.
+		expect(sleeps).toBeLessThanOrEqual(2);
+		expect(vi.getTimerCount()).toBe(1);
+		stop.abort(new Error('stopped'));
+		await expect(second).rejects.toThrow('stopped');
+
+		const fast = await simulate(new Account(), 50, { maxPerSecond: 1e12, maxPerMinute: 1e15, maxConcurrent: 50 }, 1);
+		expect(fast.every(({ start }) => start === fast[0].start)).toBe(true);
+		const fractional = await simulate(new Account(), 4, { maxPerSecond: 2.5, maxConcurrent: 1 }, 1);
+		expect(fractional.map(({ start }) => start - fractional[0].start)).toEqual([0, 400, 800, 1_200]);
+	});
+});
+
+describe('order, fairness and stops', () => {
+	it('Auto starts with one request, grows while answers come back, and halves once per refusal pause', async () => {
+		const account = new Account();
+		const run = lane();
+		const tickets: Ticket[] = [];
+		const take = () => account.acquire(run).then((ticket) => tickets.push(ticket));
+		const waiting = Array.from({ length: 10 }, take);
+		await vi.advanceTimersByTimeAsync(0);
+		expect(tickets).toHaveLength(1);
+		tickets[0].finish({ type: 'answered' });
+		await vi.advanceTimersByTimeAsync(0);
+		expect(account.state.inFlight).toBe(2);
+		for (const ticket of tickets.slice(1, 3)) ticket.finish({ type: 'answered' });
+		await vi.advanceTimersByTimeAsync(0);
+		expect(account.state.inFlight).toBe(4);
+		const before = account.state.autoConcurrency;
+		for (const ticket of tickets.slice(3, 7)) ticket.finish({ type: 'refused', retryAfterMs: 1 });
+		expect(account.state.autoConcurrency).toBe(Math.floor(before / 2));
+		await vi.runAllTimersAsync();
+		for (const ticket of tickets) ticket.finish({ type: 'answered' });
+		await vi.runAllTimersAsync();
+		await Promise.all(waiting);
+	});
+
+	it('a request tried again goes first; then the run with fewer under way; then first come first served', async () => {
+		const account = new Account();
+		const bulk = lane();
+		const webhook = lane();
+		const order: string[] = [];
+		const holder = await account.acquire(bulk); // Auto: one at a time to begin with
+		// Each is answered at once when it starts: Auto lets one more through per answer.
+		const take = (run: RunLane, name: string, retry = false) =>
+			account.acquire(run, { retry }).then((ticket) => {
+				order.push(name);
+				ticket.finish({ type: 'answered' });
+			});
+		const queued = [take(bulk, 'bulk-1'), take(bulk, 'bulk-2'), take(webhook, 'webhook'), take(bulk, 'bulk-retry', true)];
+		holder.finish({ type: 'answered' });
+		await vi.runAllTimersAsync();
+		await Promise.all(queued);
+		expect(order).toEqual(['bulk-retry', 'webhook', 'bulk-1', 'bulk-2']);
+		expect(account.state).toMatchObject({ inFlight: 0, queued: 0 });
+	});
+
+	it("a stopped run's waiters leave at once with its reason; another run goes on; a ticket is finished once", async () => {
+		const account = new Account();
+		const stopA = new AbortController();
+		const runA = lane({ maxConcurrent: 1 }, { signal: stopA.signal });
+		const runB = lane({ maxConcurrent: 1 });
+		const first = await account.acquire(runA);
+		const waitingA = Array.from({ length: 3 }, () => account.acquire(runA));
+		stopA.abort(new Error('stopped'));
+		for (const waiting of waitingA) await expect(waiting).rejects.toThrow('stopped');
+		await expect(account.acquire(runA)).rejects.toThrow('stopped');
+		first.finish({ type: 'failed' });
+		first.finish({ type: 'failed' });
+		const b = await account.acquire(runB);
+		b.finish({ type: 'answered' });
+		expect(account.state).toMatchObject({ inFlight: 0, queued: 0 });
+	});
+});
+
+describe('an account limit found from refusals', () => {
+	/**
+	 * A service with a sliding window of `limit` per `windowMs` over arrival times; requests arrive
+	 * at once and are answered `latencyMs` later; refusals say `retryAfter` (or nothing).
+	 */
+	function service(limit: number, windowMs: number, latencyMs: number, retryAfter = false) {
+		const admitted: number[] = [];
+		const log: Array<{ at: number; accepted: boolean }> = [];
+		return {
+			log,
+			async send(account: Account, run: RunLane): Promise<void> {
+				for (let retry = false; ; retry = true) {
+					const ticket = await account.acquire(run, { retry });
+					const at = Date.now();
+					const inWindow = admitted.filter((time) => time > at - windowMs);
+					const accepted = inWindow.length < limit;
+					if (accepted) admitted.push(at);
+					log.push({ at, accepted });
+					await new Promise((resolve) => setTimeout(resolve, latencyMs));
+					const outcome: Outcome = accepted
+						? { type: 'answered' }
+						: { type: 'refused', retryAfterMs: retryAfter ? Math.ceil((inWindow[0] + windowMs - Date.now()) / 1000) * 1000 : undefined };
+					ticket.finish(outcome);
+					if (accepted) return;
+				}
+			},
+		};
+	}
+
+	async function sendAll(account: Account, svc: ReturnType<typeof service>, n: number, limits: Partial<UserLimits> = {}) {
+		const run = lane(limits);
+		const started = Date.now();
+		const all = Promise.all(Array.from({ length: n }, async () => await svc.send(account, run)));
+		await vi.runAllTimersAsync();
+		await all;
+		return Date.now() - started;
+	}
+
+	it.each([false, true])('a per-minute limit (Retry-After: %s): 3x the limit within 1.2x the ideal, the window learned, none refused in a later run', async (retryAfter) => {
+		const account = new Account();
+		const svc = service(30, 60_000, 50, retryAfter);
+		const elapsed = await sendAll(account, svc, 90);
+		expect(svc.log.filter(({ accepted }) => accepted)).toHaveLength(90);
+		expect(elapsed).toBeLessThanOrEqual(1.2 * (2 * 60_000 + 150));
+		expect(account.state.learned).toMatchObject({ count: 30 });
+		expect(account.state.learned!.windowMs).toBeGreaterThanOrEqual(60_000 - 100);
+		// While it is found: the requests under way when the first refusal comes (Auto had doubled
+		// up to about the limit by then), then the probes of the pause, and at most one trial.
+		const refusedWhileFinding = svc.log.filter(({ accepted }) => !accepted).length;
+		console.log(`per-minute limit of 30 (Retry-After: ${retryAfter}): ${refusedWhileFinding} refusals while finding it, ${elapsed} ms for 90`);
+		expect(refusedWhileFinding).toBeLessThanOrEqual(30 + 25);
+		await sendAll(account, svc, 60);
+		expect(svc.log.filter(({ accepted }) => !accepted)).toHaveLength(refusedWhileFinding);
+	});
+
+	it('a stray refusal (a request started after it is accepted) teaches nothing', async () => {
+		const account = new Account();
+		const run = lane();
+		const tickets: Ticket[] = [];
+		for (let i = 0; i < 3; i++) {
+			tickets.push(await account.acquire(run));
+			tickets.at(-1)!.finish({ type: 'answered' });
+		}
+		// Two under way; the first refused, the later-started one accepted: not a full window.
+		await vi.advanceTimersByTimeAsync(0);
+		const a = account.acquire(run);
+		const b = account.acquire(run);
+		await vi.advanceTimersByTimeAsync(0);
+		const [ta, tb] = await Promise.all([a, b]);
+		await vi.advanceTimersByTimeAsync(1);
+		ta.finish({ type: 'refused', retryAfterMs: 500 });
+		tb.finish({ type: 'answered' });
+		const probe = await (async () => {
+			const waiting = account.acquire(run);
+			await vi.advanceTimersByTimeAsync(500);
+			return await waiting;
+		})();
+		probe.finish({ type: 'answered' });
+		expect(account.state.learned).toBeUndefined();
+	});
+
+	it('a limit that does not reopen within Max Wait ends the waits with LimitNotReopenedError, after a last probe at Max Wait', async () => {
+		const account = new Account();
+		const svc = service(5, 3_600_000, 20);
+		const run = lane({ maxWaitMs: 10_000 });
+		const results = Array.from({ length: 8 }, async () => await svc.send(account, run).then(() => 'sent', (error: unknown) => error));
+		await vi.runAllTimersAsync();
+		const outcomes = await Promise.all(results);
+		expect(outcomes.filter((outcome) => outcome === 'sent')).toHaveLength(5);
+		for (const outcome of outcomes.filter((o) => o !== 'sent')) expect(outcome).toBeInstanceOf(LimitNotReopenedError);
+		const refusals = svc.log.filter(({ accepted }) => !accepted);
+		// The pause begins when the first refusal is answered (20 ms after it arrived); the last probe goes at Max Wait.
+		const pauseStart = refusals[0].at + 20;
+		expect(refusals.at(-1)!.at - pauseStart).toBeGreaterThanOrEqual(10_000 - 100);
+		expect(refusals.at(-1)!.at - pauseStart).toBeLessThanOrEqual(10_000);
+		expect(account.state).toMatchObject({ inFlight: 0, queued: 0 });
+	});
+
+	it('a Retry-After longer than Max Wait ends the waits at once', async () => {
+		const account = new Account();
+		const run = lane({ maxWaitMs: 2_000 });
+		const first = await account.acquire(run);
+		const waiting = account.acquire(run);
+		first.finish({ type: 'refused', retryAfterMs: 30_000 });
+		await expect(waiting).rejects.toMatchObject({ askedMs: 30_000, maxWaitMs: 2_000 });
+	});
+});
