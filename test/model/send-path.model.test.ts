@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- not shipped: test code, run by Node outside n8n (README: Lint) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-hardcoded-secrets -- not shipped: test code, run by Node outside n8n; a fake token and a stream for the fake service (README: Lint) */
 /**
  * A property-based model test of the whole send path (router -> transport -> scheduler), on
  * simulated time: fast-check draws executions of Messaging → Send that share one credential
