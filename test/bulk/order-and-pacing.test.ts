@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { startEmulator, type Emulator } from '../emulator';
-import { bulkItems, deliveryKey, pairingProblems, phoneOf, runDirectSend, sendRequests, textOf } from './support';
+import { runNode } from '../harness';
+import { bulkItems, deliveryKey, directSendParameters, pairingProblems, phoneOf, runDirectSend, sendRequests, textOf } from './support';
 
 let emulator: Emulator;
 
@@ -103,6 +104,69 @@ describe('order', () => {
 		expect(emulator.deliveries).toHaveLength(28);
 		expect(sendRequests(emulator)).toHaveLength(29);
 	});
+});
+
+describe('one recipient, several messages', () => {
+	it.each([{ name: 'Auto', options: {} }, { name: 'Max Concurrent 16', options: { maxConcurrent: 16 } }])(
+		'$name: messages to one number never overlap and arrive in input order, even when one is refused and retried',
+		async ({ options }) => {
+			const latencyMs = 30;
+			// 40 messages to 5 numbers, interleaved; the first request to arrive is refused once.
+			const items = bulkItems(40).map((item, index) => ({ ...item, phone: phoneOf(index % 5) }));
+			emulator.setFaults({ latencyMs, script: ['429'], retryAfter: '0.2' });
+			const run = await runDirectSend(emulator, { items, options });
+			expect(run.error).toBeUndefined();
+			expect(pairingProblems(run.items, 40)).toEqual([]);
+			expect(emulator.deliveries).toHaveLength(40);
+			for (let recipient = 0; recipient < 5; recipient++) {
+				const toRecipient = sendRequests(emulator).filter((request) => (request.body as { phone: string }).phone === phoneOf(recipient));
+				// Input order: the texts carry their item's index (a refused one is repeated in its place).
+				const order = toRecipient.map((request) => Number(/#(\d+)/.exec((request.body as { text: string }).text)![1]));
+				expect(order).toEqual([...order].sort((a, b) => a - b));
+				// Never two under way: each arrives after the one before was answered (latencyMs after its arrival).
+				for (let k = 1; k < toRecipient.length; k++) expect(toRecipient[k].at - toRecipient[k - 1].at).toBeGreaterThanOrEqual(latencyMs - 2);
+			}
+			// Different recipients did overlap: the concurrency was used.
+			expect(emulator.maxRequestsInWindow(latencyMs - 5, (request) => request.api === 'send')).toBeGreaterThan(1);
+		},
+		20_000,
+	);
+});
+
+describe('50,000 items', () => {
+	it('Stop takes effect within 1 s while the items are checked, and a timer beside the run fires on time', async () => {
+		const cancel = new AbortController();
+		const lateness: number[] = [];
+		let expected = performance.now() + 100;
+		const beside = setInterval(() => {
+			lateness.push(performance.now() - expected);
+			expected = performance.now() + 100;
+		}, 100);
+		let cancelledAt = 0;
+		const stopper = setTimeout(() => {
+			cancelledAt = performance.now();
+			cancel.abort();
+		}, 1_000);
+		try {
+			const run = await runNode({
+				node: { type: 'messaging', parameters: directSendParameters(), credentials: ['messagingBearerApi'] },
+				items: bulkItems(50_000),
+				credentials: emulator.credentials as never,
+				expressionEngine: 'legacy',
+				signal: cancel.signal,
+			});
+			const endedAt = performance.now();
+			expect(cancelledAt).toBeGreaterThan(0);
+			expect(run.error?.message ?? run.run.status).toMatch(/cancel/i);
+			expect(endedAt - cancelledAt).toBeLessThan(1_000);
+		} finally {
+			clearInterval(beside);
+			clearTimeout(stopper);
+		}
+		// The engine kept giving the event loop turns: the timer beside it never waited long.
+		expect(lateness.length).toBeGreaterThan(5);
+		expect(Math.max(...lateness)).toBeLessThan(500);
+	}, 60_000);
 });
 
 describe('pacing and concurrency, measured at the emulator', () => {
