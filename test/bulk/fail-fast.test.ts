@@ -67,6 +67,15 @@ describe('fail fast with Continue On Fail: one call, every item carries the reas
 		expect(run.items.every((item) => /insufficient credits/i.test(errorText(item) ?? ''))).toBe(true);
 	});
 
+	it('items that will not be sent do not wait for pacing: credits at 0, 20 items paced at 1 per minute end at once', async () => {
+		emulator.setAccount({ credits: 0 });
+		// Paced, the 19 after the first would take 19 minutes: ending at all shows they did not wait.
+		const run = await runDirectSend(emulator, { items: bulkItems(20), continueOnFail: true, options: { maxPerMinute: 1 } });
+		expect(pairingProblems(run.items, 20)).toEqual([]);
+		expect(run.items.every((item) => /insufficient credits/i.test(errorText(item) ?? ''))).toBe(true);
+		expect(sendRequests(emulator)).toHaveLength(1);
+	});
+
 	it('credits running out mid-run: the items before were delivered, the rest fail without a call', async () => {
 		emulator.setAccount({ credits: 5 });
 		// One at a time, so that exactly one call finds the balance empty (Auto may have more under way).
