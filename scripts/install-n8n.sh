@@ -5,8 +5,17 @@
 # Prints the install folder on stdout.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-. "${here}/scripts/node24.sh"
 N8N_VERSION="2.41.1"
+NODE_MAJOR=24
+OVERRIDES='"linkedom": "0.18.14"'
+# E2E_N8N=1: n8n 1.x, the line still patched and widely self-hosted, on Node 22 (its
+# isolated-vm 6 wants 22). Its n8n-nodes-base names xlsx by a URL outside the registry.
+if [ "${E2E_N8N:-2}" = 1 ]; then
+  N8N_VERSION="1.123.81"
+  NODE_MAJOR=22
+  OVERRIDES='"xlsx": "0.18.5"'
+fi
+NODE_MAJOR="${NODE_MAJOR}" . "${here}/scripts/nodejs.sh"
 dir="${N8N_INSTALL_DIR:-${HOME}/.cache/n8n-nodes-messaging/n8n-${N8N_VERSION}}"
 if [ -x "${dir}/node_modules/.bin/n8n" ] && [ -f "${dir}/.complete" ]; then
   echo "${dir}"; exit 0
@@ -17,7 +26,7 @@ cat > "${dir}/package.json" <<JSON
   "name": "n8n-e2e-server",
   "private": true,
   "dependencies": { "n8n": "${N8N_VERSION}" },
-  "overrides": { "linkedom": "0.18.14" }
+  "overrides": { ${OVERRIDES} }
 }
 JSON
 echo "install-n8n: installing n8n ${N8N_VERSION} into ${dir} (5-6 minutes the first time)" >&2

@@ -3,7 +3,7 @@
  * Queue mode, for real (`npm run test:queue`): n8n's distributed engine with this package.
  *
  * Starts PostgreSQL and Redis (Debian's packages, free loopback ports, private data folders),
- * the service emulator (in this process) with a per-minute limit that it enforces with 429s,
+ * the service emulator (in this process) with a per-minute limit the node is not told of,
  * an n8n 2.41.1 main instance and two `n8n worker`s in queue mode, each with the packed
  * package installed as a community package. Publishes Webhook -> Messaging (Send), calls
  * the production webhook once per message, concurrently, and checks that:
@@ -15,7 +15,11 @@
  * test/e2e/.work/queue/logs/.
  *
  * Settings (environment, all optional): QUEUE_EXECUTIONS (40), QUEUE_ACCOUNT_PER_MINUTE
- * (30, the emulator's limit), QUEUE_WORKERS (2), QUEUE_SHARE_LIMITS (on; 0 = off).
+ * (30, the emulator's limit), QUEUE_ACCOUNT_ANSWER (how the emulator refuses: 429 with
+ * Retry-After, or `reason`: the spec's 400 "Rate limit exceeded" without one), QUEUE_WORKERS
+ * (2), QUEUE_NODE_LIMITS (off: the node's options are left alone, so each worker finds its share
+ * of the account's limit on its own; 1: Max Requests Per Minute = the limit / workers),
+ * QUEUE_SHARE_LIMITS (on; 0 = off).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -48,6 +52,8 @@ function envInt(name: string, fallback: number, min: number): number {
 const EXECUTIONS = envInt('QUEUE_EXECUTIONS', 40, 1);
 const ACCOUNT_PER_MINUTE = envInt('QUEUE_ACCOUNT_PER_MINUTE', 30, 1);
 const WORKERS = envInt('QUEUE_WORKERS', 2, 1);
+const ACCOUNT_ANSWER = process.env.QUEUE_ACCOUNT_ANSWER === 'reason' ? 'reason' : '429';
+const NODE_LIMITS = process.env.QUEUE_NODE_LIMITS === '1';
 /** Jobs each worker runs at once (n8n's default). */
 const WORKER_CONCURRENCY = 10;
 /** Webhook calls under way at once. */
@@ -214,13 +220,9 @@ async function main(): Promise<string[]> {
 					operation: 'send',
 					phone: '={{ $json.body.phone }}',
 					text: '={{ $json.body.text }}',
-					// The account's limit divided by the workers: the node's limits hold per process.
-					options: {
-						maxPerMinute: perWorkerLimit,
-						// A per-minute limiter may ask for up to a minute.
-						maxWaitSeconds: 90,
-						shareLimitsAcrossExecutions: shareLimits,
-					},
+					// Left alone, as users do: the node finds the account's limit. Or the account's limit
+					// divided by the workers (the node's limits hold per process).
+					options: NODE_LIMITS ? { maxPerMinute: perWorkerLimit, maxWaitSeconds: 90, shareLimitsAcrossExecutions: shareLimits } : {},
 				},
 				credentials: { messagingBearerApi: CREDENTIAL_REFS.messagingBearerApi },
 			},
@@ -229,12 +231,13 @@ async function main(): Promise<string[]> {
 		settings: { executionOrder: 'v1' },
 	});
 	await rest.activateWorkflow(workflow.id);
-	const shareText = shareLimits ? 'on' : 'off';
-	log(`workflow ${workflow.id} published; Max Requests Per Minute ${perWorkerLimit} per worker, shared limits ${shareText}`);
+	const shareText = NODE_LIMITS ? `Max Requests Per Minute ${perWorkerLimit} per worker, shared limits ${shareLimits ? 'on' : 'off'}` : 'no options set';
+	log(`workflow ${workflow.id} published; ${shareText}`);
 
 	emulator.reset();
-	// A sliding one-minute window; Retry-After tells the real time until the window frees.
-	emulator.setFaults({ rateLimit: { limit: ACCOUNT_PER_MINUTE, windowMs: 60_000 } });
+	// A sliding one-minute window, refused with 429 + Retry-After (the real time until the window
+	// frees) or as the spec reports it (400, "Rate limit exceeded", no Retry-After).
+	emulator.setFaults({ rateLimit: { limit: ACCOUNT_PER_MINUTE, windowMs: 60_000, answer: ACCOUNT_ANSWER } });
 
 	const runId = randomUUID().slice(0, 8);
 	const messages: Message[] = Array.from({ length: EXECUTIONS }, (_, i) => ({
@@ -365,8 +368,8 @@ async function check(run: {
 	console.log('Queue-mode scenario summary');
 	console.log(`  executions           ${executions.length} (${JSON.stringify(countBy(executions.map((e) => e.status)))}), mode ${[...new Set(executions.map((e) => e.mode))].join(', ')}`);
 	console.log(`  per worker           ${perWorker.map((w) => `${w.name}: ${w.count}`).join(', ')}`);
-	console.log(`  account limit        ${ACCOUNT_PER_MINUTE}/min at the emulator; node Max Requests Per Minute ${run.perWorkerLimit} per worker; shared limits ${run.shareText}`);
-	console.log(`  send requests        ${sends.length}: ${emulator.deliveries.length} delivered, ${rateLimited} answered 429`);
+	console.log(`  account limit        ${ACCOUNT_PER_MINUTE}/min at the emulator, refused with ${ACCOUNT_ANSWER === 'reason' ? "the spec's 400 reason" : '429 + Retry-After'}; node: ${run.shareText}`);
+	console.log(`  send requests        ${sends.length}: ${emulator.deliveries.length} delivered, ${rateLimited} refused for rate`);
 	console.log(`  deliveries/minute    at most ${maxPerMinute} in any 60 s window`);
 	console.log(`  run wall time        ${seconds(run.runWallMs)} (first webhook call -> last execution finished)`);
 	console.log(`  total wall time      ${seconds(Date.now() - started)} (start-up included)`);
