@@ -8,6 +8,7 @@ import type {
 } from 'n8n-workflow';
 
 import { FAILURE_KINDS, classifyFailure, readFailure, serviceError } from '../errors';
+import { deadline, discard, LIST_ANSWER_MAX_BYTES, parseBody, readBody, SEND_ANSWER_MAX_BYTES, UnreadableBody, untilAborted } from './answer';
 import { SERVICE_APIS } from './apis';
 import type { ServiceRequest } from './apis';
 import type { RequestPolicy } from './options';
@@ -18,7 +19,11 @@ import { scrubSecrets } from './secrets';
 
 type RequestContext = IExecuteFunctions | ILoadOptionsFunctions;
 
-/** One try: the answer judged, or the error in its place. Never throws. */
+/**
+ * One try: the answer judged, or the error in its place. Never throws. The body is read here
+ * (see answer.ts): one deadline of Timeout over headers and body, a cap on its size, and
+ * `abortSignal` (the run's) ends the wait at once.
+ */
 export async function attemptOnce(
 	attempt: Attempt,
 	options: IHttpRequestOptions,
@@ -27,20 +32,34 @@ export async function attemptOnce(
 ): Promise<Verdict> {
 	const { context, request } = attempt;
 	const credentialType = SERVICE_APIS[request.api].credentialType;
+	const maxBytes = request.method === 'GET' ? LIST_ANSWER_MAX_BYTES : SEND_ANSWER_MAX_BYTES;
+	const timer = deadline(attempt.policy.timeoutMs);
+	const ends = abortSignal ? AbortSignal.any([timer.signal, abortSignal]) : timer.signal;
 	let response: IN8nHttpFullResponse | undefined;
 	let thrown: unknown;
 	try {
-		response = (await context.helpers.httpRequestWithAuthentication.call(context, credentialType, options, {
+		const sent = context.helpers.httpRequestWithAuthentication.call(context, credentialType, { ...options, encoding: 'stream', json: false }, {
 			credentialsDecrypted: { id: '', name: '', type: credentialType, data: credentials },
-		})) as IN8nHttpFullResponse;
+		}) as Promise<IN8nHttpFullResponse>;
+		response = await untilAborted(sent, ends, (late) => discard(late.body));
+		const read = await readBody(response.body, maxBytes, ends);
+		if (read.type === 'tooLarge') return { type: 'failed', error: tooLargeError(attempt, response.statusCode, read.maxBytes), haltsRun: false };
+		if (read.type === 'ended') throw read.reason;
+		if (read.type === 'broken') throw read.error;
+		response = { ...response, body: parseBody(read.text) as IN8nHttpFullResponse['body'] };
 	} catch (error) {
+		response = undefined;
 		thrown = error;
+	} finally {
+		timer.clear();
 	}
 	if (abortSignal?.aborted) return { type: 'failed', error: abandonedError(attempt, abortSignal.reason), haltsRun: false };
+	// The whole answer did not come within Timeout: as a timeout, the service may have acted on it.
+	if (timer.signal.aborted && !response) thrown = { code: 'ETIMEDOUT', message: `timeout of ${attempt.policy.timeoutMs}ms exceeded` };
 	try {
 		return judge(attempt, response, thrown);
 	} catch (error) {
-		// Never leave the limiter's slot taken: a shared limiter would stall every execution of the credential.
+		// Never throw: the caller finishes the scheduler's ticket either way, but an answer it cannot judge is still an answer.
 		return { type: 'failed', error: unexpectedError(attempt, error), haltsRun: false };
 	}
 }
@@ -74,8 +93,11 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 		return { type: 'retryable', outcome, error: () => connectionError(attempt, outcome) };
 	}
 	const status = response.statusCode;
-	const body = scrubSecrets(response.body, attempt.secrets);
 	if (status >= 300 && status < 400) return { type: 'failed', error: redirectError(attempt, status, response.headers?.location), haltsRun: false };
+	if (response.body instanceof UnreadableBody) {
+		return { type: 'failed', error: unexpectedAnswerError(attempt, status, response.body, response.headers?.['content-type']), haltsRun: false };
+	}
+	const body = scrubSecrets(response.body, attempt.secrets);
 
 	const isServiceBody = typeof body === 'object' && body !== null;
 	const failure = readFailure(body, status >= 400);
@@ -192,7 +214,14 @@ function redirectError(attempt: Attempt, status: number, location: unknown): Nod
 }
 
 function unexpectedAnswerError(attempt: Attempt, status: number, body: unknown, contentType: unknown): NodeApiError {
-	const what = typeof body === 'string' ? (body.trim() === '' ? 'an empty body' : `${String(contentType ?? 'text').split(';')[0]} instead of JSON`) : 'JSON of another shape';
+	const what =
+		body instanceof UnreadableBody
+			? body.why
+			: typeof body === 'string'
+				? body.trim() === ''
+					? 'an empty body'
+					: `${String(contentType ?? 'text').split(';')[0]} instead of JSON`
+				: 'JSON of another shape';
 	const suffix = status < 300 ? (mayHaveBeenDelivered(attempt).messageSuffix ?? '') : '';
 	const message = `Unexpected answer from ${attempt.host} (HTTP ${status}, ${what})${suffix}`;
 	return new NodeApiError(attempt.context.getNode(), { message }, {
@@ -211,6 +240,18 @@ export function haltedError(attempt: Attempt, cause: NodeApiError): NodeApiError
 		httpCode: cause.httpCode ?? undefined,
 		itemIndex: attempt.itemIndex,
 		failure: cause.failure,
+	});
+}
+
+/** An answer larger than the node reads for this request: not read on, the connection closed. */
+function tooLargeError(attempt: Attempt, status: number, maxBytes: number): NodeApiError {
+	const size = maxBytes >= 1024 * 1024 ? `${maxBytes / 1024 / 1024} MB` : `${maxBytes / 1024} KB`;
+	const message = `Unexpected answer from ${attempt.host} (HTTP ${status}, larger than ${size}; not read)${mayHaveBeenDelivered(attempt).messageSuffix ?? ''}`;
+	return new NodeApiError(attempt.context.getNode(), { message }, {
+		message,
+		description: "The service's answers to this request are small. Check the credential's base URL: a wrong address often reaches a file download, a proxy or another API.",
+		httpCode: String(status),
+		itemIndex: attempt.itemIndex,
 	});
 }
 

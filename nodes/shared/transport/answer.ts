@@ -1,0 +1,137 @@
+import { interruptibleSleep } from './scheduler';
+
+/**
+ * Reading an answer as an untrusted peer sends it: one deadline over the whole answer
+ * (headers and body: a body that drips a byte a second must not outlive Timeout), a cap on its
+ * size (past it the connection is closed without reading the rest), and parsing that no body
+ * can drive into a stack overflow. n8n's request helper hands the body over as a stream
+ * (`encoding: 'stream'`); everything after that is done here.
+ */
+
+/** The most a send's answer may hold (the spec's bodies are a few hundred bytes). */
+export const SEND_ANSWER_MAX_BYTES = 64 * 1024;
+/** The most a list's answer may hold (all of an account's templates, or plants, at once). */
+export const LIST_ANSWER_MAX_BYTES = 32 * 1024 * 1024;
+/** Deeper JSON is not an answer of this service, and would overflow recursive readers downstream. */
+const MAX_JSON_DEPTH = 64;
+
+export type BodyRead =
+	| { type: 'read'; text: string }
+	| { type: 'tooLarge'; maxBytes: number }
+	/** The deadline or the run's stop came first; `reason` is the signal's. */
+	| { type: 'ended'; reason: unknown }
+	/** The connection broke while the body came in. */
+	| { type: 'broken'; error: unknown };
+
+interface BodyStream {
+	[Symbol.asyncIterator](): AsyncIterator<unknown>;
+	destroy?(error?: Error): void;
+}
+
+const isStream = (value: unknown): value is BodyStream =>
+	typeof value === 'object' && value !== null && typeof (value as BodyStream)[Symbol.asyncIterator] === 'function';
+
+/** Closes a body nobody will read (its connection goes with it). */
+export function discard(body: unknown): void {
+	if (isStream(body)) body.destroy?.();
+}
+
+/** A deadline `ms` from now as a signal; `clear()` once it is no longer needed (frees its timer). */
+export function deadline(ms: number): { signal: AbortSignal; clear(): void } {
+	const expiry = new AbortController();
+	const cleared = new AbortController();
+	void interruptibleSleep(ms, cleared.signal).then(
+		() => expiry.abort(new Error('deadline')),
+		() => undefined,
+	);
+	return { signal: expiry.signal, clear: () => cleared.abort() };
+}
+
+/** `promise`, or a rejection with the signal's reason as soon as it aborts (the promise's value is then discarded). */
+export async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, onLate: (value: T) => void): Promise<T> {
+	if (signal.aborted) {
+		void promise.then(onLate, () => undefined);
+		throw signal.reason;
+	}
+	let onAbort!: () => void;
+	const aborted = new Promise<never>((_, reject) => {
+		onAbort = () => reject(signal.reason as Error);
+		signal.addEventListener('abort', onAbort, { once: true });
+	});
+	try {
+		return await Promise.race([promise, aborted]);
+	} catch (error) {
+		if (signal.aborted) void promise.then(onLate, () => undefined);
+		throw error;
+	} finally {
+		signal.removeEventListener('abort', onAbort);
+	}
+}
+
+/** Reads a body to its end as text: at most `maxBytes`, and only until `signal` aborts. */
+export async function readBody(body: unknown, maxBytes: number, signal: AbortSignal): Promise<BodyRead> {
+	if (!isStream(body)) return { type: 'read', text: typeof body === 'string' ? body : body === undefined || body === null ? '' : JSON.stringify(body) };
+	const decoder = new TextDecoder();
+	let text = '';
+	let bytes = 0;
+	const onAbort = () => body.destroy?.();
+	if (signal.aborted) {
+		onAbort();
+		return { type: 'ended', reason: signal.reason };
+	}
+	signal.addEventListener('abort', onAbort, { once: true });
+	try {
+		for await (const chunk of body) {
+			const data = typeof chunk === 'string' ? new TextEncoder().encode(chunk) : (chunk as Uint8Array);
+			bytes += data.byteLength;
+			if (bytes > maxBytes) {
+				body.destroy?.();
+				return { type: 'tooLarge', maxBytes };
+			}
+			text += decoder.decode(data, { stream: true });
+		}
+		if (signal.aborted) return { type: 'ended', reason: signal.reason };
+		return { type: 'read', text: text + decoder.decode() };
+	} catch (error) {
+		return signal.aborted ? { type: 'ended', reason: signal.reason } : { type: 'broken', error };
+	} finally {
+		signal.removeEventListener('abort', onAbort);
+	}
+}
+
+/** A body the node cannot read as an answer. */
+export class UnreadableBody {
+	constructor(readonly why: string) {}
+}
+
+/**
+ * The body as the service meant it: JSON when it is JSON (an object, array or value), else the
+ * text itself (an HTML page, plain text, an empty body), or UnreadableBody when it is JSON
+ * nested deeper than any answer of this service.
+ */
+export function parseBody(text: string): unknown {
+	const trimmed = text.trim();
+	if (trimmed === '') return '';
+	let value: unknown;
+	try {
+		value = JSON.parse(trimmed);
+	} catch {
+		return text;
+	}
+	return depthOf(value) > MAX_JSON_DEPTH ? new UnreadableBody(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`) : value;
+}
+
+/** How deeply objects and arrays nest in `value` (0 for a plain value), without recursion. */
+export function depthOf(value: unknown): number {
+	let deepest = 0;
+	const pending: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+	while (pending.length > 0) {
+		const next = pending.pop()!;
+		if (typeof next.value !== 'object' || next.value === null) continue;
+		const depth = next.depth + 1;
+		if (depth > deepest) deepest = depth;
+		if (deepest > MAX_JSON_DEPTH) return deepest;
+		for (const element of Object.values(next.value)) if (typeof element === 'object' && element !== null) pending.push({ value: element, depth });
+	}
+	return deepest;
+}
