@@ -1,14 +1,18 @@
 import type { ICredentialsDecrypted, ICredentialTestFunctions, INodeCredentialTestResult } from 'n8n-workflow';
 
-import { readFailure } from './errors';
+import { readFailure, readFailureOfSuccess } from './errors';
+import { parseBody, readBody, UnreadableBody } from './transport/answer';
+import type { ServiceApi } from './transport/apis';
 import { isLoopbackHost, normalizeBaseUrl } from './transport/baseUrl';
-import { scrubSecrets, secretValues } from './transport/secrets';
 import type { BaseUrlPolicy } from './transport/baseUrl';
+import { MIN_SECRET_LENGTH, scrubText, secretValues } from './transport/secrets';
 
 interface Probe {
 	method: 'GET' | 'POST';
 	url: string;
 	headers: Record<string, string>;
+	/** The API group probed: how its answers say they failed. */
+	api: ServiceApi;
 	/** Scrubbed from anything the service says back. */
 	secret: unknown;
 	/** A send endpoint probed with an empty body: a 4xx other than 401/403/404 means the key passed. */
@@ -23,8 +27,15 @@ interface Probe {
  * accepted, the empty body was not" from a failure; so these probes use the runtime's fetch
  * and set the one auth header themselves.
  */
-async function probe(this: ICredentialTestFunctions, { method, url, headers, secret, bodyRefusalMeansKeyAccepted }: Probe): Promise<INodeCredentialTestResult> {
+async function probe(this: ICredentialTestFunctions, { method, url, headers, api, secret, bodyRefusalMeansKeyAccepted }: Probe): Promise<INodeCredentialTestResult> {
 	const host = new URL(url).host;
+	if (typeof secret === 'string' && secret.trim().length < MIN_SECRET_LENGTH) {
+		return {
+			status: 'Error',
+			message: `Not tested: the key is ${secret.trim().length} characters long; a key shorter than ${MIN_SECRET_LENGTH} cannot be kept out of n8n's outputs and logs. Create a new key in the API section of your account dashboard.`,
+		};
+	}
+	const signal = AbortSignal.timeout(15_000);
 	let statusCode: number;
 	let body: unknown;
 	try {
@@ -34,15 +45,13 @@ async function probe(this: ICredentialTestFunctions, { method, url, headers, sec
 			body: method === 'POST' ? '{}' : undefined,
 			// A redirect would carry the key to whatever host it names.
 			redirect: 'manual',
-			signal: AbortSignal.timeout(15_000),
+			signal,
 		});
 		statusCode = response.status;
-		const text = await response.text();
-		try {
-			body = JSON.parse(text);
-		} catch {
-			body = undefined;
-		}
+		// At most 1 MB, and within the same 15 s; scrubbed as text before it is parsed.
+		const read = await readBody(response.body, 1024 * 1024, signal);
+		const parsed = read.type === 'read' ? parseBody(scrubText(read.text, secretValues([secret]))) : undefined;
+		body = typeof parsed === 'object' && parsed !== null && !(parsed instanceof UnreadableBody) ? parsed : undefined;
 	} catch (error) {
 		const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
 		return { status: 'Error', message: `Could not reach ${host} (${cause})` };
@@ -51,13 +60,16 @@ async function probe(this: ICredentialTestFunctions, { method, url, headers, sec
 		return { status: 'Error', message: `${host} answered HTTP ${statusCode}, a redirect; redirects are not followed. Check the URL.` };
 	}
 	// Only the service's own reason, never a raw body, and never a secret it may have echoed.
-	const reason = body === undefined ? undefined : readFailure(scrubSecrets(body, secretValues([secret])), statusCode >= 400)?.reason;
+	const failure = body === undefined ? undefined : statusCode >= 400 ? readFailure(body, true) : readFailureOfSuccess(api, body);
+	const reason = failure?.reason;
 	const because = reason ? `: ${reason}` : '';
 	if (statusCode === 401 || statusCode === 403) return { status: 'Error', message: `The key was refused (HTTP ${statusCode})${because}` };
 	if (statusCode === 404) return { status: 'Error', message: `Nothing answers at ${url.split('?')[0]}; check the URL` };
 	if (statusCode >= 500) return { status: 'Error', message: `The service failed (HTTP ${statusCode})${because}` };
 	if (statusCode >= 400 && !bodyRefusalMeansKeyAccepted) return { status: 'Error', message: `HTTP ${statusCode}${because}` };
 	if (body === undefined) return { status: 'Error', message: `Unexpected answer from ${host} (HTTP ${statusCode}, not JSON); check the URL` };
+	// A 2xx whose own words say it failed: the key was not accepted.
+	if (statusCode < 300 && failure) return { status: 'Error', message: `The service refused the request (HTTP ${statusCode})${because}` };
 	return { status: 'OK', message: 'Key accepted' };
 }
 
@@ -91,6 +103,7 @@ export async function messagingBearerApiTest(
 		method: 'GET',
 		url,
 		headers: { Authorization: `Bearer ${String(data.accessToken ?? '')}` },
+		api: present(data.templatesBaseUrl) ? 'templates' : 'sandbox',
 		secret: data.accessToken,
 		bodyRefusalMeansKeyAccepted: false,
 	});
@@ -108,6 +121,7 @@ export async function messagingAuthorizationKeyApiTest(
 		method: 'POST',
 		url,
 		headers: { Authorization: String(data.apiKey ?? '') },
+		api: 'dashboard',
 		secret: data.apiKey,
 		bodyRefusalMeansKeyAccepted: true,
 	});
@@ -125,6 +139,7 @@ export async function messagingXApiKeyApiTest(
 		method: 'POST',
 		url,
 		headers: { 'X-API-Key': String(data.apiKey ?? '') },
+		api: 'alternative',
 		secret: data.apiKey,
 		bodyRefusalMeansKeyAccepted: true,
 	});

@@ -1,6 +1,8 @@
 import { NodeApiError } from 'n8n-workflow';
 import type { INode, JsonObject } from 'n8n-workflow';
 
+import type { ServiceApi } from './transport/apis';
+
 type Failure = NonNullable<ConstructorParameters<typeof NodeApiError>[2]>['failure'];
 
 /** What the service said went wrong, from any of the four error bodies of spec part 7. */
@@ -51,6 +53,37 @@ export function readFailure(body: unknown, httpFailed: boolean): ServiceFailure 
 	}
 	if (!httpFailed) return undefined;
 	return { reason: text(body) ?? 'The service answered with an error and no explanation' };
+}
+
+/** `false`, or the text "false" that some services send instead. */
+const saysFalse = (value: unknown) => value === false || (typeof value === 'string' && value.trim().toLowerCase() === 'false');
+
+/** Statuses with which an answer says the message was not sent (the alternative send's answer is not documented). */
+const FAILED_STATUSES = new Set(['failed', 'failure', 'error', 'rejected', 'undelivered']);
+
+/**
+ * Whether a 2xx answer says it failed, read by the shape the spec documents for that API (part
+ * 2 and 7), never by stray fields: a direct-send message fails only in the spec's failure form
+ * ("Message sending failed | Reason: ..."), so a success text that mentions credits or limits
+ * stays a success, and an extra `error: 0` or `error: ""` is not a failure; an `error` object,
+ * `success: false` (or "false"), a sandbox `error` number other than 0, or an alternative-send
+ * `status` of "failed" is.
+ */
+export function readFailureOfSuccess(api: ServiceApi, body: unknown): ServiceFailure | undefined {
+	if (!isObject(body)) return undefined;
+	const message = text(body.message);
+	if (api === 'send') {
+		const failed = message ? DIRECT_SEND_FAILURE.exec(message) : null;
+		return failed ? { reason: text(failed[1]) ?? message! } : undefined;
+	}
+	if (api === 'sandbox') {
+		return typeof body.error === 'number' && body.error !== 0 ? { reason: message ?? 'The service reported an error', code: String(body.error) } : undefined;
+	}
+	if (isObject(body.error) || saysFalse(body.success)) return readFailure({ ...body, success: saysFalse(body.success) ? false : body.success }, false);
+	if (api === 'alternative' && typeof body.status === 'string' && FAILED_STATUSES.has(body.status.trim().toLowerCase())) {
+		return { reason: message ?? text(body.details) ?? text(body.reason) ?? `The service answered status "${body.status.trim()}"` };
+	}
+	return undefined;
 }
 
 /** The conditions spec part 7 lists, with what a user can do about each. */

@@ -35,9 +35,20 @@ describe('credential tests never send a message', () => {
 		const wrong = await callCredentialTest({
 			nodeType: 'messaging',
 			credentialType: 'messagingBearerApi',
-			data: { ...emulator().credentials.messagingBearerApi, accessToken: 'wrong' },
+			data: { ...emulator().credentials.messagingBearerApi, accessToken: 'wrong-token-0000' },
 		});
 		expect(wrong.status).toBe('Error');
+		expect(wrong.message).toMatch(/The key was refused \(HTTP 401\)/);
+	});
+
+	it('a key too short to keep out of outputs is refused before anything is sent', async () => {
+		const short = await callCredentialTest({
+			nodeType: 'messaging',
+			credentialType: 'messagingBearerApi',
+			data: { ...emulator().credentials.messagingBearerApi, accessToken: 'k3y42' },
+		});
+		expect(short).toEqual({ status: 'Error', message: expect.stringMatching(/^Not tested: the key is 5 characters long; a key shorter than 8/) });
+		expect(emulator().requests).toEqual([]);
 	});
 
 	it('Bearer with only a sandbox URL: lists one plant', async () => {

@@ -113,7 +113,7 @@ describe('the other error bodies', () => {
 	});
 
 	it('alternative send with a wrong key', async () => {
-		const credentialData = { ...emulator().credentials.messagingXApiKeyApi, apiKey: 'nope' };
+		const credentialData = { ...emulator().credentials.messagingXApiKeyApi, apiKey: 'wrong-key-0000' };
 		const run = await runMessaging(
 			emulator(),
 			{ resource: 'message', operation: 'sendAlternative', to: '+14155550123', message: 'x' },

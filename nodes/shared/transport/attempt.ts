@@ -7,7 +7,7 @@ import type {
 	IN8nHttpFullResponse,
 } from 'n8n-workflow';
 
-import { FAILURE_KINDS, classifyFailure, readFailure, serviceError } from '../errors';
+import { FAILURE_KINDS, classifyFailure, readFailure, readFailureOfSuccess, serviceError } from '../errors';
 import { deadline, discard, LIST_ANSWER_MAX_BYTES, parseBody, readBody, SEND_ANSWER_MAX_BYTES, UnreadableBody, untilAborted } from './answer';
 import { SERVICE_APIS } from './apis';
 import type { ServiceRequest } from './apis';
@@ -15,7 +15,8 @@ import type { RequestPolicy } from './options';
 import type { LimitNotReopenedError } from './scheduler';
 import { NOT_REACHED, outcomeOfThrown, parseRetryAfter } from './retryPolicy';
 import type { AttemptOutcome } from './retryPolicy';
-import { scrubSecrets } from './secrets';
+import { scrubSecrets, scrubText } from './secrets';
+import type { Secrets } from './secrets';
 
 type RequestContext = IExecuteFunctions | ILoadOptionsFunctions;
 
@@ -46,7 +47,8 @@ export async function attemptOnce(
 		if (read.type === 'tooLarge') return { type: 'failed', error: tooLargeError(attempt, response.statusCode, read.maxBytes), haltsRun: false };
 		if (read.type === 'ended') throw read.reason;
 		if (read.type === 'broken') throw read.error;
-		response = { ...response, body: parseBody(read.text) as IN8nHttpFullResponse['body'] };
+		// Scrubbed as text, before it is parsed: keys and values alike, however deep.
+		response = { ...response, body: parseBody(scrubText(read.text, attempt.secrets)) as IN8nHttpFullResponse['body'] };
 	} catch (error) {
 		response = undefined;
 		thrown = error;
@@ -73,7 +75,7 @@ export interface Attempt {
 	host: string;
 	idempotent: boolean;
 	policy: RequestPolicy;
-	secrets: string[];
+	secrets: Secrets;
 	/** An earlier attempt may have been carried out (a 5xx, a dropped connection, a timeout). */
 	mayHaveActed: boolean;
 }
@@ -97,10 +99,10 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 	if (response.body instanceof UnreadableBody) {
 		return { type: 'failed', error: unexpectedAnswerError(attempt, status, response.body, response.headers?.['content-type']), haltsRun: false };
 	}
-	const body = scrubSecrets(response.body, attempt.secrets);
+	const body: unknown = response.body;
 
 	const isServiceBody = typeof body === 'object' && body !== null;
-	const failure = readFailure(body, status >= 400);
+	const failure = status >= 400 ? readFailure(body, true) : readFailureOfSuccess(request.api, body);
 	if (status < 300 && !failure) {
 		if (request.isSuccess(body)) return { type: 'done', body };
 		return { type: 'failed', error: unexpectedAnswerError(attempt, status, body, response.headers?.['content-type']), haltsRun: false };

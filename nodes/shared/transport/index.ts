@@ -12,7 +12,8 @@ import type { RequestPolicy } from './options';
 import { decideRetry } from './retryPolicy';
 import { accountFor, AUTO_CONCURRENCY, Counts, interruptibleSleep, LimitNotReopenedError } from './scheduler';
 import type { Account, Outcome, RunLane, Ticket } from './scheduler';
-import { secretsOf } from './secrets';
+import { MIN_SECRET_LENGTH, secretsOf, tooShortSecret } from './secrets';
+import type { Secrets } from './secrets';
 
 export { SERVICE_APIS } from './apis';
 export type { ServiceApi, ServiceRequest } from './apis';
@@ -123,7 +124,7 @@ function newRun(context: RequestContext, policy: RequestPolicy, continueOnFail: 
 interface Target {
 	credentials: ICredentialDataDecryptedObject;
 	baseUrl: BaseUrlCheck;
-	secrets: string[];
+	secrets: Secrets;
 	account: Account;
 	lane: RunLane;
 }
@@ -141,6 +142,13 @@ function targetOf(run: Run, api: ServiceApi, itemIndex: number): Promise<Target>
 async function newTarget(run: Run, api: ServiceApi, itemIndex: number): Promise<Target> {
 	const { credentialType, baseUrlField, urlPolicy } = SERVICE_APIS[api];
 	const credentials = await (run.context as IExecuteFunctions).getCredentials(credentialType, itemIndex);
+	const short = tooShortSecret(credentials);
+	if (short) {
+		throw new NodeOperationError(run.context.getNode(), `The credential's ${short.field === 'accessToken' ? 'Access Token' : 'API Key'} (${short.field}) is ${short.length} characters long [item ${itemIndex}]`, {
+			itemIndex,
+			description: `A key shorter than ${MIN_SECRET_LENGTH} characters cannot be kept out of n8n's outputs and logs when a service repeats it. Create a new key in the API section of your account dashboard.`,
+		});
+	}
 	// The account is the credential's, whatever the run shares: what the service refuses, it refuses every run.
 	const credential = run.context.getNode().credentials?.[credentialType];
 	const account = accountFor(`${credentialType}:${credential?.id ?? credential?.name ?? ''}:${api}`);

@@ -1,46 +1,95 @@
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
 /** The credential fields that hold a secret. */
-const SECRET_FIELDS = ['accessToken', 'apiKey'];
+export const SECRET_FIELDS = ['accessToken', 'apiKey'];
 
-/** Shorter values would blank out ordinary words; no real token or key is this short. */
-const MIN_SECRET_LENGTH = 6;
+/**
+ * Shorter keys cannot be kept out of outputs: scrubbing them would blank out ordinary words
+ * (and a short one would be guessed anyway). A credential holding one is refused.
+ */
+export const MIN_SECRET_LENGTH = 8;
 
-export function secretsOf(credentials: ICredentialDataDecryptedObject): string[] {
+/** A credential's secrets, ready to be scrubbed from what a service says. */
+export interface Secrets {
+	/** As is, in any letter case, URL-encoded or JSON-escaped. */
+	readonly anyCase?: RegExp;
+	/** Base64 (standard and URL-safe) at each of the three byte alignments, as is. */
+	readonly encoded?: RegExp;
+}
+
+export const NO_SECRETS: Secrets = {};
+
+export function secretsOf(credentials: ICredentialDataDecryptedObject): Secrets {
 	return secretValues(SECRET_FIELDS.map((field) => credentials[field]));
 }
 
-/** The values worth scrubbing: text long enough to be a real token or key. */
-export function secretValues(values: unknown[]): string[] {
-	return values
-		.filter((value): value is string => typeof value === 'string' && value.trim().length >= MIN_SECRET_LENGTH)
-		.map((value) => value.trim());
+/** The field of a secret too short to keep out of outputs, if the credential has one. */
+export function tooShortSecret(credentials: ICredentialDataDecryptedObject): { field: string; length: number } | undefined {
+	for (const field of SECRET_FIELDS) {
+		const value = credentials[field];
+		if (typeof value === 'string' && value.trim() !== '' && value.trim().length < MIN_SECRET_LENGTH) return { field, length: value.trim().length };
+	}
+	return undefined;
 }
 
-/** Whether any text in a service answer contains one of the secrets. */
-function containsSecret(value: unknown, secrets: readonly string[]): boolean {
-	if (typeof value === 'string') return secrets.some((secret) => value.includes(secret));
-	if (typeof value === 'object' && value !== null) return Object.values(value).some((element) => containsSecret(element, secrets));
-	return false;
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Base64 of `secret` wherever it stands in longer base64 text (e.g. "Basic " + base64(user:key)):
+ * for each of the three alignments, the characters that depend on the secret's bytes alone.
+ */
+function base64Forms(secret: string): string[] {
+	const bytes = new TextEncoder().encode(secret);
+	const forms: string[] = [];
+	for (let lead = 0; lead < 3; lead++) {
+		const padded = new Uint8Array(lead + bytes.length);
+		padded.set(bytes, lead);
+		const full = btoa(String.fromCharCode(...padded)).replace(/=+$/, '');
+		const core = full.slice(Math.ceil((lead * 8) / 6), Math.floor((padded.length * 8) / 6));
+		if (core.length >= MIN_SECRET_LENGTH) forms.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'));
+	}
+	return forms;
+}
+
+export function secretValues(values: unknown[]): Secrets {
+	const secrets = [...new Set(values.filter((value): value is string => typeof value === 'string' && value.trim().length >= MIN_SECRET_LENGTH).map((value) => value.trim()))];
+	if (secrets.length === 0) return NO_SECRETS;
+	const plain = new Set<string>();
+	for (const secret of secrets) {
+		plain.add(secret);
+		plain.add(encodeURIComponent(secret));
+		plain.add(JSON.stringify(secret).slice(1, -1));
+	}
+	const byLength = (a: string, b: string) => b.length - a.length;
+	return {
+		anyCase: new RegExp([...plain].sort(byLength).map(escapeRegExp).join('|'), 'gi'),
+		encoded: new RegExp([...new Set(secrets.flatMap(base64Forms))].sort(byLength).map(escapeRegExp).join('|'), 'g'),
+	};
+}
+
+/** `text` with every form of every secret replaced: what a service says, before anything reads it. */
+export function scrubText(text: string, secrets: Secrets): string {
+	let scrubbed = text;
+	for (const pattern of [secrets.anyCase, secrets.encoded]) if (pattern) scrubbed = scrubbed.replace(pattern, '[redacted]');
+	return scrubbed;
 }
 
 /**
- * A service answer with every secret of the credential replaced: a service (or a proxy) that
- * echoes the key it received must not put it into an error, an output item or a log. Copied
- * only when a secret occurs; an answer without one (nearly every answer) is returned as it is.
+ * A value with every secret replaced wherever it stands (values and keys, at any depth): a
+ * service (or a proxy) that echoes the key it received must not put it into an error, an output
+ * item or a log. Returned as it is when no secret occurs in it (nearly every answer); a value
+ * that cannot be written out as JSON is replaced by a note saying so.
  */
-export function scrubSecrets(value: unknown, secrets: readonly string[]): unknown {
-	if (secrets.length === 0 || !containsSecret(value, secrets)) return value;
-	return replaceSecrets(value, secrets);
-}
-
-function replaceSecrets(value: unknown, secrets: readonly string[]): unknown {
-	if (typeof value === 'string') {
-		return secrets.reduce((text, secret) => (text.includes(secret) ? text.split(secret).join('[redacted]') : text), value);
+export function scrubSecrets(value: unknown, secrets: Secrets): unknown {
+	if (!secrets.anyCase) return value;
+	if (typeof value === 'string') return scrubText(value, secrets);
+	if (typeof value !== 'object' || value === null) return value;
+	let text: string;
+	try {
+		text = JSON.stringify(value);
+	} catch {
+		return '[an answer the node could not read]';
 	}
-	if (Array.isArray(value)) return value.map((element) => replaceSecrets(element, secrets));
-	if (typeof value === 'object' && value !== null) {
-		return Object.fromEntries(Object.entries(value).map(([key, element]) => [key, replaceSecrets(element, secrets)]));
-	}
-	return value;
+	const scrubbed = scrubText(text, secrets);
+	return scrubbed === text ? value : (JSON.parse(scrubbed) as unknown);
 }
