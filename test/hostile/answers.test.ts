@@ -1,0 +1,251 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-hardcoded-secrets -- not shipped: test code, run by Node outside n8n; plain node:http servers and a test token (README: Lint) */
+/**
+ * Answers that must not fool, flood or freeze the node (issue 19), each from a plain
+ * `node:http` server written the way real servers, proxies and load balancers behave, not from
+ * a switch in our emulator: success bodies with stray fields, a body that drips past Timeout,
+ * answers of 450 MB, JSON nested 20,000 deep, a 202 that says it failed, a service that echoes
+ * the key in every form, and a credential test answered 200 with `success: false`. Every case
+ * runs the real engine (test/harness).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { IDataObject } from 'n8n-workflow';
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { callCredentialTest, runNode } from '../harness';
+
+const TOKEN = 'Hostile-Token-0123456789';
+/** A key that URL-encoding changes. */
+const SPECIAL_KEY = 'Key+With/Special=Chars99';
+
+interface Seen {
+	method: string;
+	path: string;
+	body: string;
+}
+
+/** A server on 127.0.0.1 answering every request with `answer`; what it received is in `seen`. */
+async function serve(answer: (req: IncomingMessage, res: ServerResponse, index: number) => void) {
+	const seen: Seen[] = [];
+	const sockets = new Set<Socket>();
+	const server = createServer((req, res) => {
+		let body = '';
+		req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+		req.on('end', () => {
+			seen.push({ method: req.method ?? '', path: req.url ?? '', body });
+			answer(req, res, seen.length - 1);
+		});
+	});
+	server.on('connection', (socket) => {
+		sockets.add(socket);
+		socket.on('close', () => sockets.delete(socket));
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	servers.push(async () => {
+		for (const socket of sockets) socket.destroy();
+		await new Promise((resolve) => server.close(resolve));
+	});
+	return { url, seen };
+}
+
+const servers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+	await Promise.all(servers.splice(0).map(async (close) => await close()));
+});
+
+const json = (res: ServerResponse, status: number, body: unknown) => {
+	res.writeHead(status, { 'content-type': 'application/json' });
+	res.end(typeof body === 'string' ? body : JSON.stringify(body));
+};
+
+const credentialsFor = (url: string, key = TOKEN) => ({
+	messagingBearerApi: { accessToken: key, sendBaseUrl: url, templateSendBaseUrl: url, templatesBaseUrl: url, sandboxBaseUrl: url },
+	messagingAuthorizationKeyApi: { apiKey: key, dashboardUrl: url },
+	messagingXApiKeyApi: { apiKey: key, apiUrl: url },
+});
+
+const SENDS = [
+	{ operation: 'send', credential: 'messagingBearerApi', fields: { phone: '={{ $json.phone }}', text: 'hello' } },
+	{ operation: 'sendDashboard', credential: 'messagingAuthorizationKeyApi', fields: { to: '={{ $json.phone }}', text: 'hello' } },
+	{ operation: 'sendAlternative', credential: 'messagingXApiKeyApi', fields: { to: '={{ $json.phone }}', message: 'hello' } },
+] as const;
+
+type Send = (typeof SENDS)[number];
+
+async function runSend(url: string, send: Send, { items = 1, options = {}, continueOnFail = false, key = TOKEN } = {}) {
+	const started = performance.now();
+	const run = await runNode({
+		node: {
+			type: 'messaging',
+			parameters: { resource: 'message', operation: send.operation, ...send.fields, options },
+			credentials: [send.credential],
+			continueOnFail,
+		},
+		items: Array.from({ length: items }, (_, index): IDataObject => ({ phone: `+1415555${String(100 + index).padStart(4, '0')}` })),
+		credentials: credentialsFor(url, key),
+	});
+	return { ...run, elapsedMs: performance.now() - started };
+}
+
+const MAY_HAVE_BEEN_DELIVERED = /may have been delivered/i;
+
+describe('a success body is read by its documented shape, never by stray fields', () => {
+	it('direct send: 200 {"message":"Message sent successfully (rate limit: 60 per minute)","error":0} is a success, sent once', async () => {
+		const { url, seen } = await serve((_req, res) => json(res, 200, '{"message":"Message sent successfully (rate limit: 60 per minute)","error":0}'));
+		const run = await runSend(url, SENDS[0]);
+		expect(run.error).toBeUndefined();
+		expect(run.items[0].json).toMatchObject({ success: true, message: 'Message sent successfully (rate limit: 60 per minute)' });
+		expect(seen).toHaveLength(1);
+	});
+
+	it('direct send: a success text that mentions credits stays a success; {"message":"…","error":""} too', async () => {
+		const { url, seen } = await serve((_req, res, index) =>
+			json(res, 200, index === 0 ? { message: 'Message sent successfully. Credits left: 12', error: '' } : { message: 'Message sent successfully', error: 0 }),
+		);
+		const run = await runSend(url, SENDS[0], { items: 2, options: { maxConcurrent: 1 } });
+		expect(run.error).toBeUndefined();
+		expect(run.items.map((item) => item.json.success)).toEqual([true, true]);
+		expect(seen).toHaveLength(2);
+	});
+
+	it.each(SENDS)('$operation: the same body is never read as a rate limit: one request, never retried', async (send) => {
+		const { url, seen } = await serve((_req, res) => json(res, 200, '{"message":"Message sent successfully (rate limit: 60 per minute)","error":0}'));
+		const run = await runSend(url, send, { continueOnFail: true });
+		expect(seen).toHaveLength(1);
+		const item = run.items[0].json;
+		// Direct send and the undocumented alternative send read it as sent; the dashboard documents
+		// `success: true` with details, so there it is an unexpected answer that may have been delivered.
+		if (send.operation === 'sendDashboard') expect(item.error).toMatch(MAY_HAVE_BEEN_DELIVERED);
+		else if (send.operation === 'send') expect(item.success).toBe(true);
+		if (typeof item.error === 'string') expect(item.error).not.toMatch(/rate/i);
+	});
+
+	it.each([
+		['{"id":"m-1","status":"failed"}', 202],
+		['{"success":"false","message":"Recipient blocked"}', 200],
+	])('alternative send: %s (HTTP %i) says it failed: not a success', async (body, status) => {
+		const { url, seen } = await serve((_req, res) => json(res, status, body));
+		const run = await runSend(url, SENDS[2], { continueOnFail: true });
+		expect(run.items[0].json.success).toBeUndefined();
+		expect(run.items[0].json.error).toMatch(/failed|Recipient blocked/);
+		expect(seen).toHaveLength(1);
+	});
+});
+
+describe('bounded answers', () => {
+	it('a body that drips 1 byte/s after a 200 header, Timeout 2 s: a timeout that may have been delivered, not a success', async () => {
+		const { url } = await serve((_req, res) => {
+			res.writeHead(200, { 'content-type': 'application/json' });
+			res.write('{');
+			const drip = setInterval(() => res.write(' '), 1_000);
+			res.on('close', () => clearInterval(drip));
+		});
+		const run = await runSend(url, SENDS[0], { options: { timeoutSeconds: 2 } });
+		expect(run.error?.message).toMatch(/within 2 s/);
+		expect(run.error?.message).toMatch(MAY_HAVE_BEEN_DELIVERED);
+		// Not the 20 s the drip would take: the deadline covers the body.
+		expect(run.elapsedMs).toBeLessThan(10_000);
+	});
+
+	it('a run that stops at item 0 while item 1 is still dripping ends without waiting for it', async () => {
+		const { url } = await serve((req, res, index) => {
+			if (index === 0 || req.method !== 'POST') return json(res, 500, { message: 'Message sending failed | Reason: internal' });
+			res.writeHead(200, { 'content-type': 'application/json' });
+			const drip = setInterval(() => res.write(' '), 500);
+			res.on('close', () => clearInterval(drip));
+		});
+		const run = await runSend(url, SENDS[0], { items: 2, options: { maxConcurrent: 2, timeoutSeconds: 30 } });
+		expect(run.error?.message).toMatch(MAY_HAVE_BEEN_DELIVERED);
+		expect(run.elapsedMs).toBeLessThan(10_000);
+	});
+
+	it('four answers of 450 MB at once: each fails at once unread, and the process grows by far less than 300 MB', async () => {
+		const chunk = Buffer.alloc(64 * 1024, 0x20);
+		const { url } = await serve((_req, res) => {
+			res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(450 * 1024 * 1024) });
+			let sent = 0;
+			const pump = () => {
+				while (sent < 450 * 1024 * 1024 && !res.destroyed) {
+					sent += chunk.length;
+					if (!res.write(chunk)) return void res.once('drain', pump);
+				}
+				res.end();
+			};
+			pump();
+		});
+		const before = process.memoryUsage().rss;
+		let peak = before;
+		const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+		try {
+			const run = await runSend(url, SENDS[0], { items: 4, options: { maxConcurrent: 4 }, continueOnFail: true });
+			for (const item of run.items) expect(item.json.error).toMatch(/larger than 64 KB; not read\).*may have been delivered/i);
+		} finally {
+			clearInterval(sampler);
+		}
+		expect(peak - before).toBeLessThan(300 * 1024 * 1024);
+	});
+
+	it('200 with JSON nested 20,000 deep: an unexpected answer that may have been delivered, no stack overflow', async () => {
+		// 40 KB: within a send's 64 KB, so it is the depth that is judged.
+		const { url, seen } = await serve((_req, res) => json(res, 200, `${'['.repeat(20_000)}${']'.repeat(20_000)}`));
+		const run = await runSend(url, SENDS[0]);
+		expect(run.error?.message).toMatch(/Unexpected answer .*nested deeper than 64 levels.*may have been delivered/i);
+		expect(run.error?.message).not.toMatch(/call stack/i);
+		expect(seen).toHaveLength(1);
+	});
+});
+
+describe('secrets, wherever and however a service echoes them', () => {
+	const FORMS: Array<[string, string, string]> = [
+		['as a JSON key', TOKEN, JSON.stringify({ error: { code: 'UNAUTHORIZED', message: 'bad key' }, [TOKEN]: true })],
+		['lower-cased', TOKEN, JSON.stringify({ message: `Message sending failed | Reason: bad key ${TOKEN.toLowerCase()}` })],
+		['URL-encoded', SPECIAL_KEY, JSON.stringify({ message: `Message sending failed | Reason: bad key ${encodeURIComponent(SPECIAL_KEY)}` })],
+		['base64 in an auth header echo', TOKEN, JSON.stringify({ message: `Message sending failed | Reason: got Basic ${Buffer.from(`user:${TOKEN}`).toString('base64')}` })],
+		['nested and in a list', TOKEN, JSON.stringify({ error: { code: 'E', message: 'no', seen: [{ headers: { authorization: `Bearer ${TOKEN}` } }] } })],
+	];
+
+	it.each(FORMS)('echoed %s: nowhere in the error, the output or the execution data', async (_name, key, body) => {
+		const { url } = await serve((_req, res) => json(res, 401, body));
+		for (const continueOnFail of [false, true]) {
+			const run = await runSend(url, SENDS[0], { continueOnFail, key });
+			const everything = JSON.stringify({ error: run.error, message: run.error?.message, description: (run.error as { description?: string })?.description, items: run.items, run: run.run });
+			for (const form of [key, key.toLowerCase(), encodeURIComponent(key), Buffer.from(`user:${key}`).toString('base64')]) {
+				expect(everything).not.toContain(form);
+			}
+			// Without Continue On Fail the error keeps the service's answer (n8n stores it in the
+			// execution): there the echo stands, redacted.
+			if (!continueOnFail) expect(JSON.stringify((run.error as { errorResponse?: unknown }).errorResponse)).toContain('[redacted]');
+		}
+	});
+
+	it('in a credential test too', async () => {
+		const { url } = await serve((_req, res) => json(res, 401, FORMS[3][2]));
+		const result = await callCredentialTest({ nodeType: 'messaging', credentialType: 'messagingXApiKeyApi', data: { apiKey: TOKEN, apiUrl: url } });
+		expect(result.status).toBe('Error');
+		expect(result.message).not.toContain(Buffer.from(`user:${TOKEN}`).toString('base64'));
+		expect(result.message).toContain('[redacted]');
+	});
+
+	it('a 5-character key is refused before anything is sent, in a run and in a credential test', async () => {
+		const { url, seen } = await serve((_req, res) => json(res, 401, { message: 'Message sending failed | Reason: bad key k3y42' }));
+		const run = await runSend(url, SENDS[0], { key: 'k3y42' });
+		expect(run.error?.message).toMatch(/Access Token \(accessToken\) is 5 characters long/);
+		const test = await callCredentialTest({ nodeType: 'messaging', credentialType: 'messagingXApiKeyApi', data: { apiKey: 'k3y42', apiUrl: url } });
+		expect(test.message).toMatch(/key is 5 characters long/);
+		expect(seen).toEqual([]);
+	});
+});
+
+describe('credential tests', () => {
+	it.each([
+		['messagingAuthorizationKeyApi', (url: string) => ({ apiKey: TOKEN, dashboardUrl: url })],
+		['messagingXApiKeyApi', (url: string) => ({ apiKey: TOKEN, apiUrl: url })],
+		['messagingBearerApi', (url: string) => ({ accessToken: TOKEN, templatesBaseUrl: url })],
+	] as const)('%s answered 200 {"success":false,…}: a refusal, not "key accepted"', async (credentialType, data) => {
+		const { url } = await serve((_req, res) => json(res, 200, { success: false, message: 'Unauthorized', details: 'Invalid API key' }));
+		const result = await callCredentialTest({ nodeType: 'messaging', credentialType, data: data(url) });
+		expect(result.status).toBe('Error');
+		expect(result.message).toMatch(/Invalid API key/);
+	});
+});
