@@ -50,8 +50,33 @@ export interface TemplateVariable {
  * parameter). `[body:1]`, `{{1}}`, `{{body1}}`, `{{media}}` and a bare `visit_website` are
  * read too, so a service that writes them another way still gets the right fields.
  */
+// A label inside brackets is at most 64 characters and never crosses another bracket: an
+// unbounded `[^\]]*` rescans the rest of the text from every "[m:" without a "]" (quadratic).
 const PLACEHOLDER =
-	/\[b(?:ody)?:(\d+)\]|\{\{\s*(?:body)?(\d+)\s*\}\}|\bbody(\d+)\b|(\[m(?:edia)?(?::[^\]]*)?\]|\{\{\s*media\s*\}\})|(\[(?:u|url|btn|button)(?::[^\]]*)?\]|\bvisit_website\b)/gi;
+	/\[b(?:ody)?:(\d+)\]|\{\{\s*(?:body)?(\d+)\s*\}\}|\bbody(\d+)\b|(\[m(?:edia)?(?::[^[\]]{0,64})?\]|\{\{\s*media\s*\}\})|(\[(?:u|url|btn|button)(?::[^[\]]{0,64})?\]|\bvisit_website\b)/gi;
+
+/** No real template comes near these (spec 2.3 names five variables; a message body holds about a thousand characters). */
+export const TEMPLATE_LIMITS = { variables: 100, textLength: 10_000 } as const;
+
+/**
+ * Why the node cannot use a template record as the service sent it (absurdly many variables,
+ * or a text far longer than any message), or undefined when it can. Checked before anything
+ * is built from the record, so such a record costs nothing.
+ */
+export function templateProblem(record: TemplateRecord): string | undefined {
+	const count = Number(record.variable_counts);
+	if (Number.isFinite(count) && count > TEMPLATE_LIMITS.variables) {
+		return `the service says it has ${count} variables, more than any template the node can fill (${TEMPLATE_LIMITS.variables})`;
+	}
+	const format = record.template_formate;
+	if (typeof format === 'string' && format.length > TEMPLATE_LIMITS.textLength) {
+		return `its text is ${format.length} characters long, more than any message (${TEMPLATE_LIMITS.textLength})`;
+	}
+	return undefined;
+}
+
+/** "Template "name" (id)": how errors name a template. */
+export const templateName = (record: TemplateRecord) => `Template "${String(record.name)}" (${String(record.template_id)})`;
 
 /** The variable a placeholder match stands for. */
 function variableOf(match: RegExpMatchArray): string {
@@ -69,6 +94,7 @@ function readableToken(variable: string): string {
 
 /** The template's text as a person reads it: "Hello {1}, your appointment on {2}." on one line. */
 export function templateText(record: TemplateRecord): string {
+	if (templateProblem(record)) return '';
 	const format = typeof record.template_formate === 'string' ? record.template_formate : '';
 	return format
 		.replace(PLACEHOLDER, (...match) => readableToken(variableOf(match as unknown as RegExpMatchArray)))
@@ -126,6 +152,7 @@ const variableNamesOf = new WeakMap<TemplateRecord, string[]>();
 export function variableNames(record: TemplateRecord): string[] {
 	const known = variableNamesOf.get(record);
 	if (known) return known;
+	if (templateProblem(record)) return [];
 	const format = typeof record.template_formate === 'string' ? record.template_formate : '';
 	const found = [...format.matchAll(PLACEHOLDER)].map(variableOf);
 	const hasMedia = found.includes('media');
@@ -177,7 +204,8 @@ function notSendable(record: TemplateRecord): string {
 export function templateLabel(record: TemplateRecord): string {
 	const language = typeof record.language === 'string' && record.language !== '' ? ` (${record.language})` : '';
 	const text = shortened(templateText(record), 80);
-	const mark = isApproved(record) ? '' : notSendable(record);
+	const problem = templateProblem(record);
+	const mark = problem ? `cannot be used: ${problem}` : isApproved(record) ? '' : notSendable(record);
 	const detail = [mark, text].filter((part) => part !== '').join(': ');
 	return `${record.name}${language}${detail === '' ? '' : ` — ${detail}`}`;
 }

@@ -97,7 +97,7 @@ class FakeService {
 		const record: RequestRecord = { execution, item, phone: String(body.phone), start: Date.now(), end: Infinity, startSeq: ++this.events, endSeq: Infinity, kind: answer.kind };
 		this.requests.push(record);
 		return new Promise((resolve, reject) => {
-			const signal = options.abortSignal;
+			const signal = options.abortSignal as AbortSignal | undefined;
 			const onAbort = () => {
 				clearTimeout(timer);
 				record.end = Date.now();

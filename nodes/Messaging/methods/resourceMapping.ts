@@ -1,6 +1,6 @@
 import type { ILoadOptionsFunctions, ResourceMapperFields } from 'n8n-workflow';
 
-import { listTemplates, templateVariables } from '../templates';
+import { listTemplates, templateName, templateProblem, templateVariables } from '../templates';
 
 /** The chosen template's variables as fields to fill in (body1..bodyN, media, visit_website). */
 export async function getTemplateVariables(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
@@ -11,6 +11,8 @@ export async function getTemplateVariables(this: ILoadOptionsFunctions): Promise
 	if (!template) {
 		return { fields: [], emptyFieldsNotice: `No template with ID ${templateId} in this account` };
 	}
+	const problem = templateProblem(template);
+	if (problem) return { fields: [], emptyFieldsNotice: `${templateName(template)} cannot be used: ${problem}` };
 	const variables = templateVariables(template);
 	if (variables.length === 0) return { fields: [], emptyFieldsNotice: 'This template has no variables' };
 	return {

