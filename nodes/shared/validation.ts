@@ -1,20 +1,51 @@
 import { NodeOperationError } from 'n8n-workflow';
 import type { IExecuteFunctions } from 'n8n-workflow';
 
+import { ZERO_AFTER_CALLING_CODE } from './trunkZero.generated';
+
 /** E.164: a leading +, a first digit 1-9, 7 to 15 digits in all. */
 const E164 = /^\+[1-9]\d{6,14}$/;
 
+/** Country calling codes, longest first: the one a number starts with is found by its first digits (they are prefix-free). */
+const CALLING_CODES = Object.keys(ZERO_AFTER_CALLING_CODE).sort((a, b) => b.length - a.length);
+
+/** Stands for a bracketed 0 while a number is read (not a character a number can hold). */
+const TRUNK_MARK = 'Z';
+
+export type PhoneCheck = { ok: true; phone: string } | { ok: false; problem: string };
+
 /**
- * A phone number as users paste it ("+1 (415) 555-0123", "0049 151 2345678") in E.164 form,
- * or undefined when it is not one. Only separators are removed; digits are never guessed,
- * so a number without its country code stays an error instead of reaching a stranger.
+ * A phone number as users paste it ("+1 (415) 555-0123", "0049 151 2345678") in E.164 form, or
+ * what is wrong with it. Only separators are removed, and a trunk 0: written "(0)" or "[0]"
+ * after the country code ("+44 (0) 20 7946 0958"), or right after it in a country whose plan
+ * dials it only at home ("+49 0151 ...", "0049 0151 ..."), from libphonenumber's numbering
+ * plans (trunkZero.generated.ts). Italy keeps its 0 ("+39 06 ..."); where the countries sharing
+ * a code disagree, or the code is unknown, that form is refused: digits are never guessed, so a
+ * number stays an error instead of reaching a stranger.
  */
-export function normalizePhoneNumber(raw: string): string | undefined {
-	// "+44 (0) 20 7946 0958": the trunk 0 is dialled only inside the country, never after its code.
-	const international = /^\s*(\+|00)/.test(raw);
-	let phone = (international ? raw.replace(/\(\s*0\s*\)/g, '') : raw).trim().replace(/[\s\-.()[\]]/g, '');
+export function normalizePhoneNumber(raw: string): PhoneCheck {
+	const notE164 = { ok: false as const, problem: `${quoted(raw)} is not a phone number in E.164 format` };
+	// A bracketed 0 is marked first: it is the trunk mark only where it stands right after the
+	// country code; anywhere else it is a digit like any other.
+	let phone = raw.replace(/[([]\s*0\s*[)\]]/g, TRUNK_MARK).trim().replace(/[\s\-.()[\]]/g, '');
 	if (phone.startsWith('00')) phone = `+${phone.slice(2)}`;
-	return E164.test(phone) ? phone : undefined;
+	const code = CALLING_CODES.find((candidate) => phone.startsWith(candidate, 1));
+	if (phone.startsWith('+') && code !== undefined && phone[1 + code.length] === TRUNK_MARK) {
+		phone = `+${code}${phone.slice(2 + code.length)}`;
+	}
+	phone = phone.split(TRUNK_MARK).join('0');
+	if (!/^\+\d+$/.test(phone)) return notE164;
+	if (code !== undefined && phone[1 + code.length] === '0') {
+		const rule = ZERO_AFTER_CALLING_CODE[code];
+		if (rule === 'drop') phone = `+${code}${phone.slice(2 + code.length)}`;
+		else if (rule === 'depends') {
+			return {
+				ok: false,
+				problem: `${quoted(raw)} has a 0 right after the country code +${code}, which some countries using +${code} dial and others do not; write the number without it as it is dialled from abroad`,
+			};
+		}
+	}
+	return E164.test(phone) ? { ok: true, phone } : notE164;
 }
 
 /** Spec part 2.8: what the direct send accepts as an attachment. */
@@ -140,17 +171,16 @@ export class ItemInput {
 	}
 
 	phone(field: string, label: string): string {
-		const raw = this.text(field, label);
-		const phone = normalizePhoneNumber(raw);
-		if (!phone) {
+		const check = normalizePhoneNumber(this.text(field, label));
+		if (!check.ok) {
 			this.fail(
 				field,
 				label,
-				`${quoted(raw)} is not a phone number in E.164 format`,
+				check.problem,
 				'Use the international format: a leading + (or 00), the country code, then the number, 7 to 15 digits in all, e.g. +14155550123. Spaces, dashes, dots and brackets are ignored.',
 			);
 		}
-		return phone;
+		return check.phone;
 	}
 
 	attachmentUrl(field: string, label: string): { url: string; fileName?: string } | undefined {

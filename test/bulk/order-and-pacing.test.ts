@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- not shipped: test code, run by Node outside n8n; a timer beside the run (README: Lint) */
 /**
  * Deterministic bulk runs (scripted faults): output order, send order at concurrency 1,
  * pacing (Max Requests Per Second) and Max Concurrent Requests, measured at the emulator.

@@ -16,6 +16,7 @@ import {
 	hugeString,
 	itemWith,
 	modelPhone,
+	UNDECIDED,
 	modelRequiredText,
 	modelText,
 	phoneInput,
@@ -53,6 +54,8 @@ describe('Message → Send', () => {
 					items: [VALID, itemWith({ phone, text })],
 				});
 				const expectedPhone = modelPhone(phone);
+				// A 0 opening the national part is left to the numbering plans (test/unit/validation.test.ts).
+				if (expectedPhone === UNDECIDED) return;
 				const expectedText = modelRequiredText(text);
 				if (!expectedPhone) return tally.refusedBeforeAnyRequest(run, 1, /Phone \(phone\)/);
 				if (expectedText === undefined) return tally.refusedBeforeAnyRequest(run, 1, /Text \(text\)/);
@@ -99,6 +102,8 @@ describe('Message → Send via Dashboard (V2) and via Alternative API', () => {
 					credentialType: 'messagingAuthorizationKeyApi',
 				});
 				const expectedTo = modelPhone(to);
+				// A 0 opening the national part is left to the numbering plans (test/unit/validation.test.ts).
+				if (expectedTo === UNDECIDED) return;
 				const expectedText = modelRequiredText(text);
 				if (!expectedTo) return tally.refusedBeforeAnyRequest(run, 1, /To \(to\)/);
 				if (expectedText === undefined) return tally.refusedBeforeAnyRequest(run, 1, /Text \(text\)/);
@@ -119,6 +124,8 @@ describe('Message → Send via Dashboard (V2) and via Alternative API', () => {
 					credentialType: 'messagingXApiKeyApi',
 				});
 				const expectedTo = modelPhone(to);
+				// A 0 opening the national part is left to the numbering plans (test/unit/validation.test.ts).
+				if (expectedTo === UNDECIDED) return;
 				const expectedMessage = modelRequiredText(message);
 				if (!expectedTo) return tally.refusedBeforeAnyRequest(run, 1, /To \(to\)/);
 				if (expectedMessage === undefined) return tally.refusedBeforeAnyRequest(run, 1, /Message \(message\)/);
@@ -182,10 +189,11 @@ const schema = ['body1', 'body2'].map((id, n) => ({
 	canBeUsedToMatch: false,
 }));
 
-type TemplateModel = 'refused' | { template: string; variables: Record<string, string>; phone_number: string };
+type TemplateModel = 'refused' | 'undecided' | { template: string; variables: Record<string, string>; phone_number: string };
 
 function modelTemplateSend(phone: Input, templateId: Input, values: Array<[string, Input]>): TemplateModel {
 	const phoneNumber = modelPhone(phone);
+	if (phoneNumber === UNDECIDED) return 'undecided';
 	if (!phoneNumber) return 'refused';
 	// Read as text like every text parameter: a list holding an ID is not an ID.
 	const template = modelText(templateId)?.trim();
@@ -234,6 +242,7 @@ describe('Message → Send Template', () => {
 					['body2', body2],
 					...(extra ? [[extra[0], extra[1]] as [string, Input]] : []),
 				]);
+				if (model === 'undecided') return;
 				if (model === 'refused') return tally.refusedBeforeAnyRequest(run, 1, undefined, TEMPLATES_READ);
 				tally.sentExactly(run, { api: 'templateSend', method: 'POST', body: model }, 3);
 			}),
@@ -355,6 +364,8 @@ describe('the same through the isolated-vm expression engine (as an n8n 2.x serv
 					expressionEngine: 'vm',
 				});
 				const expectedPhone = modelPhone(phone);
+				// A 0 opening the national part is left to the numbering plans (test/unit/validation.test.ts).
+				if (expectedPhone === UNDECIDED) return;
 				const expectedText = modelRequiredText(text);
 				if (!expectedPhone) return tally.refusedBeforeAnyRequest(run, 1, /Phone \(phone\)/);
 				if (expectedText === undefined) return tally.refusedBeforeAnyRequest(run, 1, /Text \(text\)/);

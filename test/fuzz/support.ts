@@ -15,6 +15,7 @@
  * (or the reverse) fails the property too.
  */
 import fc from 'fast-check';
+import { getCountries, getCountryCallingCode } from 'libphonenumber-js';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Emulator, RequestRecord } from '../emulator';
@@ -40,20 +41,57 @@ export function modelText(value: Input): string | undefined {
 	return undefined;
 }
 
-const E164 = /^\+[1-9][0-9]{6,14}$/;
+/** Country calling codes, from libphonenumber-js's country list (not the node's table). */
+const CALLING_CODES = new Set(getCountries().map((country) => getCountryCallingCode(country) as string));
+
+/** Returned for a number whose national part opens with a 0: the numbering plans decide (unit tests), so the property skips it. */
+export const UNDECIDED = Symbol('undecided');
+
+const PHONE_SEPARATORS = '-.()[]';
 
 /**
- * README: E.164 after ignoring spaces, dashes, dots and brackets; a leading 00 counts as +; in
- * a number that starts with its country code (+ or 00), a trunk "(0)" is dropped
- * ("+44 (0) 20 7946 0958" is +442079460958, not +4402079460958).
+ * The node contract, read literally and written without the node's code: the characters of the
+ * input are digits, a + at the very start, or separators (white space, dashes, dots, brackets),
+ * and anything else refuses the number; "00" at the start is "+"; the README's trunk mark, a 0
+ * alone in brackets right after the country code ("+44 (0) 20 ..."), is not dialled; the result
+ * is E.164 ("+", a first digit 1-9, 7 to 15 digits). A 0 right after the country code that is
+ * not bracketed is trunk or number depending on the country: UNDECIDED.
  */
-export function modelPhone(value: Input): string | undefined {
+export function modelPhone(value: Input): string | undefined | typeof UNDECIDED {
 	const text = modelText(value);
 	if (text === undefined) return undefined;
-	const international = /^\s*(\+|00)/.test(text);
-	let phone = (international ? text.replace(/\(\s*0\s*\)/g, '') : text).trim().replace(/[\s\-.()[\]]/g, '');
-	if (phone.startsWith('00')) phone = `+${phone.slice(2)}`;
-	return E164.test(phone) ? phone : undefined;
+	// Read the characters one by one; a bracketed lone 0 is kept as a 'T' to place it later.
+	const chars = [...text.trim()];
+	let read = '';
+	for (let i = 0; i < chars.length; i++) {
+		const char = chars[i];
+		if (char === '(' || char === '[') {
+			let j = i + 1;
+			while (j < chars.length && /\s/.test(chars[j])) j++;
+			if (chars[j] === '0') {
+				let k = j + 1;
+				while (k < chars.length && /\s/.test(chars[k])) k++;
+				if (chars[k] === ')' || chars[k] === ']') {
+					read += 'T';
+					i = k;
+					continue;
+				}
+			}
+		}
+		if (/\s/.test(char) || PHONE_SEPARATORS.includes(char)) continue;
+		read += char;
+	}
+	if (read.startsWith('00')) read = `+${read.slice(2)}`;
+	if (!read.startsWith('+')) return undefined;
+	const digits = read.slice(1);
+	const code = [1, 2, 3].map((length) => digits.slice(0, length)).find((candidate) => CALLING_CODES.has(candidate));
+	let national = code === undefined ? digits : digits.slice(code.length);
+	if (code !== undefined && national.startsWith('T')) national = national.slice(1);
+	else if (code !== undefined && national.startsWith('0')) return UNDECIDED;
+	const phone = `+${code ?? ''}${national.replace(/T/g, '0')}`;
+	if (!/^\+[0-9]+$/.test(phone)) return undefined;
+	const count = phone.length - 1;
+	return phone[1] !== '0' && count >= 7 && count <= 15 ? phone : undefined;
 }
 
 /** Text that must not be empty: the text as it is sent (unchanged), or undefined when refused. */
@@ -107,7 +145,7 @@ export const anyString: fc.Arbitrary<string> = fc.oneof(
 	fc.constantFrom('', ' ', '\t\n', '\u00a0', '\u2028', '\ufeff', '\u200b', '\u0000', 'a\u0000b', '\ud800', 'x\udfffy', '{{ $json.x }}', '=1+1', '"quoted"', '\\', '<b>x</b>', "'; DROP TABLE--"),
 );
 
-const SEPARATORS = [' ', '-', '.', '(', ')', '[', ']', '\t', '\u00a0', '  '];
+const SEPARATORS = [' ', '-', '.', '(', ')', '[', ']', '\t', '\u00a0', '  ', ' (0) ', '[0]'];
 
 /** A valid number written the ways people write it: separators anywhere, + or 00. */
 const formattedValidPhone = fc

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- not shipped: test code; wrong and short keys for the credential tests (README: Lint) */
 import { describe, expect, it } from 'vitest';
 
 import { MessagingAuthorizationKeyApi } from '../../credentials/MessagingAuthorizationKeyApi.credentials';

@@ -154,13 +154,13 @@ describe('Message → Send Template', () => {
 			[{ id: 'tpl-1' }],
 		);
 		expect(notUuid.error?.message).toMatch(/Template \(template\): "tpl-1" is not a template ID/);
-		// Typed in by hand, n8n itself flags the node before the run (the By ID mode's pattern).
+		// Typed in by hand: the node's own check, the same as for an expression.
 		const typed = await runMessaging(
 			emulator(),
 			{ ...base, template: { __rl: true, mode: 'id', value: 'tpl-1' }, variables: mapperValue({ body1: 'a', body2: 'b' }) },
 			[{}],
 		);
-		expect(typed.run.error?.message).toMatch(/has issues/);
+		expect(typed.error?.message).toMatch(/Template \(template\): "tpl-1" is not a template ID/);
 		// Nothing was sent: only the reads of the account's templates of the three runs that got as far
 		// as checking the variables (an ID that is no UUID is refused before that read).
 		expect(emulator().requests.map((request) => `${request.method} ${request.api}`)).toEqual(Array(3).fill('GET templates'));

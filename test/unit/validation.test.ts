@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 
 import { DateTime } from 'luxon';
 
+import { ZERO_AFTER_CALLING_CODE } from '../../nodes/shared/trunkZero.generated';
 import { asText, checkAttachmentUrl, normalizePhoneNumber, quoted } from '../../nodes/shared/validation';
+import { trunkZeroTable } from '../../scripts/phone-trunk-table';
 
 describe('normalizePhoneNumber', () => {
 	it.each([
@@ -18,8 +20,28 @@ describe('normalizePhoneNumber', () => {
 		['+44(0)2079460958', '+442079460958'],
 		['0044 ( 0 ) 20 7946 0958', '+442079460958'],
 		['+49 (0) 151 2345678', '+491512345678'],
+		// "[0]" means what "(0)" means.
+		['+44 [0] 20 7946 0958', '+442079460958'],
+		// A 0 opening the national part: the trunk prefix where the numbering plan dials it only at
+		// home (Germany, Britain, France, Switzerland, Japan), part of the number in Italy.
+		['+49 (0151) 2345678', '+491512345678'],
+		['0049 0151 2345678', '+491512345678'],
+		['+44 020 7946 0958', '+442079460958'],
+		['+33 06 12 34 56 78', '+33612345678'],
+		['+41 078 123 45 67', '+41781234567'],
+		['+81 090 1234 5678', '+819012345678'],
+		['+39 06 6982 1234', '+390669821234'],
+		['0039 06 6982 1234', '+390669821234'],
+		['+39 333 123 4567', '+393331234567'],
+		// Only right after the country code is a bracketed 0 the trunk mark; elsewhere it is a digit.
+		['+1 415 (0) 555 0123', '+141505550123'],
+		['+44 20 [0]7946 0958', '+442007946 0958'.replace(' ', '')],
 	])('accepts %j as %j', (raw, expected) => {
-		expect(normalizePhoneNumber(raw)).toBe(expected);
+		expect(normalizePhoneNumber(raw)).toEqual({ ok: true, phone: expected });
+	});
+
+	it('the committed table is what libphonenumber-js gives (npm run phone-table)', () => {
+		expect(ZERO_AFTER_CALLING_CODE).toEqual(trunkZeroTable());
 	});
 
 	it.each([
@@ -35,7 +57,7 @@ describe('normalizePhoneNumber', () => {
 		'++14155550123',
 		'(0) 20 7946 0958', // no country code: the (0) is not dropped, and the number is not E.164
 	])('refuses %j', (raw) => {
-		expect(normalizePhoneNumber(raw)).toBeUndefined();
+		expect(normalizePhoneNumber(raw)).toMatchObject({ ok: false, problem: expect.stringMatching(/not a phone number in E\.164 format/) });
 	});
 });
 

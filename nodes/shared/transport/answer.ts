@@ -8,7 +8,7 @@ import { interruptibleSleep } from './scheduler';
  * (`encoding: 'stream'`); everything after that is done here.
  */
 
-/** The most a send's answer may hold (the spec's bodies are a few hundred bytes). */
+/** The most a send's answer may hold beyond twice its request (the spec's bodies are a few hundred bytes). */
 export const SEND_ANSWER_MAX_BYTES = 64 * 1024;
 /** The most a list's answer may hold (all of an account's templates, or plants, at once). */
 export const LIST_ANSWER_MAX_BYTES = 32 * 1024 * 1024;
@@ -47,25 +47,29 @@ export function deadline(ms: number): { signal: AbortSignal; clear(): void } {
 	return { signal: expiry.signal, clear: () => cleared.abort() };
 }
 
-/** `promise`, or a rejection with the signal's reason as soon as it aborts (the promise's value is then discarded). */
-export async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, onLate: (value: T) => void): Promise<T> {
-	if (signal.aborted) {
-		void promise.then(onLate, () => undefined);
-		throw signal.reason;
-	}
+/**
+ * `promise`'s outcome, or `{ ended }` with the signal's reason as soon as it aborts (a value
+ * that comes later is handed to `onLate`, to be discarded).
+ */
+export async function untilAborted<T>(
+	promise: Promise<T>,
+	signal: AbortSignal,
+	onLate: (value: T) => void,
+): Promise<{ value: T } | { failed: unknown } | { ended: unknown }> {
+	const settled = promise.then(
+		(value) => ({ value }),
+		(failed: unknown) => ({ failed }),
+	);
 	let onAbort!: () => void;
-	const aborted = new Promise<never>((_, reject) => {
-		onAbort = () => reject(signal.reason as Error);
-		signal.addEventListener('abort', onAbort, { once: true });
+	const aborted = new Promise<{ ended: unknown }>((resolve) => {
+		onAbort = () => resolve({ ended: signal.reason });
+		if (signal.aborted) onAbort();
+		else signal.addEventListener('abort', onAbort, { once: true });
 	});
-	try {
-		return await Promise.race([promise, aborted]);
-	} catch (error) {
-		if (signal.aborted) void promise.then(onLate, () => undefined);
-		throw error;
-	} finally {
-		signal.removeEventListener('abort', onAbort);
-	}
+	const outcome = await Promise.race([settled, aborted]);
+	signal.removeEventListener('abort', onAbort);
+	if ('ended' in outcome) void settled.then((late) => 'value' in late && onLate(late.value));
+	return outcome;
 }
 
 /** Reads a body to its end as text: at most `maxBytes`, and only until `signal` aborts. */

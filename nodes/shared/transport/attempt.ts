@@ -33,7 +33,8 @@ export async function attemptOnce(
 ): Promise<Verdict> {
 	const { context, request } = attempt;
 	const credentialType = SERVICE_APIS[request.api].credentialType;
-	const maxBytes = request.method === 'GET' ? LIST_ANSWER_MAX_BYTES : SEND_ANSWER_MAX_BYTES;
+	// A send's answer is small, but may echo what was sent (a plant's name): room for that twice.
+	const maxBytes = request.method === 'GET' ? LIST_ANSWER_MAX_BYTES : SEND_ANSWER_MAX_BYTES + 2 * JSON.stringify(request.body ?? '').length;
 	const timer = deadline(attempt.policy.timeoutMs);
 	const ends = abortSignal ? AbortSignal.any([timer.signal, abortSignal]) : timer.signal;
 	let response: IN8nHttpFullResponse | undefined;
@@ -42,7 +43,10 @@ export async function attemptOnce(
 		const sent = context.helpers.httpRequestWithAuthentication.call(context, credentialType, { ...options, encoding: 'stream', json: false }, {
 			credentialsDecrypted: { id: '', name: '', type: credentialType, data: credentials },
 		}) as Promise<IN8nHttpFullResponse>;
-		response = await untilAborted(sent, ends, (late) => discard(late.body));
+		const answered = await untilAborted(sent, ends, (late) => discard(late.body));
+		if ('ended' in answered) throw answered.ended;
+		if ('failed' in answered) throw answered.failed;
+		response = answered.value;
 		const read = await readBody(response.body, maxBytes, ends);
 		if (read.type === 'tooLarge') return { type: 'failed', error: tooLargeError(attempt, response.statusCode, read.maxBytes), haltsRun: false };
 		if (read.type === 'ended') throw read.reason;
@@ -247,7 +251,7 @@ export function haltedError(attempt: Attempt, cause: NodeApiError): NodeApiError
 
 /** An answer larger than the node reads for this request: not read on, the connection closed. */
 function tooLargeError(attempt: Attempt, status: number, maxBytes: number): NodeApiError {
-	const size = maxBytes >= 1024 * 1024 ? `${maxBytes / 1024 / 1024} MB` : `${maxBytes / 1024} KB`;
+	const size = maxBytes >= 1024 * 1024 ? `${Math.round(maxBytes / 1024 / 1024)} MB` : `${Math.round(maxBytes / 1024)} KB`;
 	const message = `Unexpected answer from ${attempt.host} (HTTP ${status}, larger than ${size}; not read)${mayHaveBeenDelivered(attempt).messageSuffix ?? ''}`;
 	return new NodeApiError(attempt.context.getNode(), { message }, {
 		message,

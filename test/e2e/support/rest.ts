@@ -5,6 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { N8N_LINE } from './n8n';
 
 export interface Owner {
 	email: string;
@@ -170,9 +171,13 @@ export class N8nRest {
 		await this.post(`/rest/workflows/${id}/deactivate`, {});
 	}
 
-	/** What the editor's "Execute workflow" button does: POST /rest/workflows/:id/run. */
+	/**
+	 * What the editor's "Execute workflow" button does: POST /rest/workflows/:id/run. n8n 1.x
+	 * reads the workflow from the request (its editor sends it along), 2.x the saved one.
+	 */
 	async runManually(id: string, body: Record<string, unknown>): Promise<{ executionId?: string; waitingForWebhook?: boolean }> {
-		return await this.post(`/rest/workflows/${id}/run`, body);
+		const workflowData = N8N_LINE === 1 ? { workflowData: await this.getWorkflow(id) } : {};
+		return await this.post(`/rest/workflows/${id}/run`, { ...workflowData, ...body });
 	}
 
 	/** Reads one execution, parsing its flatted data. */
@@ -195,7 +200,9 @@ export class N8nRest {
 		while (true) {
 			try {
 				const execution = await this.getExecution(id);
-				if (!['new', 'running', 'waiting', 'unknown'].includes(execution.status)) return execution;
+				// n8n 1.x can report the final status a moment before the run's data is stored.
+				const finished = !['new', 'running', 'waiting', 'unknown'].includes(execution.status);
+				if (finished && execution.data?.resultData !== undefined) return execution;
 			} catch (error) {
 				if (!(error instanceof RestError) || error.status !== 404) throw error;
 			}
