@@ -7,6 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
+import { deliveredItems } from './deliveredItems';
 import { RunStoppedError, sendAll, startRun } from './transport';
 import type { Run, ServiceRequest } from './transport';
 
@@ -98,6 +99,17 @@ export async function router(this: IExecuteFunctions, resources: Record<string, 
 	const badInput = results.find((result) => result && !result.ok);
 	if (badInput && !badInput.ok && !continueOnFail) throw badInput.error;
 
+	// Retry On Fail runs the node again: items this execution already delivered are returned, not sent again.
+	const delivered = deliveredItems(this);
+	if (delivered) {
+		prepared.forEach((item, itemIndex) => {
+			const output = item && delivered.recall(itemIndex, item.request.body ?? item.request.path);
+			if (!output) return;
+			results[itemIndex] = { ok: true, data: output };
+			prepared[itemIndex] = undefined;
+		});
+	}
+
 	await sendAll(
 		run,
 		prepared.map((item) => item && { request: item.request, recipient: item.recipient }),
@@ -110,6 +122,8 @@ export async function router(this: IExecuteFunctions, resources: Record<string, 
 				const output = prepared[itemIndex]!.output(result.body);
 				const data = Array.isArray(output) ? output : [includeRawResponse ? { ...output, rawResponse: result.body as IDataObject } : output];
 				results[itemIndex] = { ok: true, data };
+				const { request } = prepared[itemIndex]!;
+				delivered?.remember(itemIndex, request.body ?? request.path, data);
 			} catch (error) {
 				results[itemIndex] = { ok: false, error: error as Error };
 			}
@@ -120,6 +134,9 @@ export async function router(this: IExecuteFunctions, resources: Record<string, 
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) results[itemIndex] ??= { ok: false, error: new RunStoppedError() };
 	const cancelled = run.signal.reason instanceof Error && run.signal.reason.name === 'ExecutionCancelledError';
 	if (cancelled) throw withRunSummary(this, run.signal.reason as Error, results);
+
+	// Nothing failed: no retry will come for what was delivered.
+	if (results.every((result) => result.ok)) delivered?.forget();
 
 	if (!continueOnFail) {
 		const failed = results.findIndex((result) => result && !result.ok && !(result.error instanceof RunStoppedError));

@@ -10,8 +10,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { startEmulator, type Emulator, type RequestRecord } from '../emulator';
+import { runNode } from '../harness';
 import {
 	MAY_HAVE_BEEN_DELIVERED,
+	directSendParameters,
 	bulkItems,
 	deliveryKey,
 	errorText,
@@ -320,3 +322,32 @@ describe('reads and deletes are retried after a 5xx or a timeout', () => {
 		expect(emulator.plants().filter((plant) => plant.id === 40)).toHaveLength(1);
 	});
 });
+
+describe("n8n's Retry On Fail on a send node", () => {
+	it.each([false, true])('re-runs the node, and the items already delivered are not sent again (Continue On Fail: %s)', async (continueOnFail) => {
+		// A request fails for good the first time; n8n then runs the whole node again (with Continue On
+		// Fail it does so when the first output item carries an error: the first request fails then).
+		emulator.setFaults({ script: continueOnFail ? ['5xx-before'] : ['ok', 'ok', '5xx-before'] });
+		const run = await runNode({
+			node: {
+				type: 'messaging',
+				parameters: directSendParameters({ maxConcurrent: 1 }),
+				credentials: ['messagingBearerApi'],
+				continueOnFail,
+				retryOnFail: true,
+				maxTries: 3,
+				waitBetweenTries: 0,
+			},
+			items: bulkItems(4),
+			credentials: emulator.credentials as never,
+			expressionEngine: 'legacy',
+		});
+		expect(run.error).toBeUndefined();
+		expect(run.items.every((item) => item.json.success === true)).toBe(true);
+		// Every message delivered exactly once, though the node ran twice.
+		expect(emulator.deliveries).toHaveLength(4);
+		expect(emulator.duplicates()).toEqual([]);
+		expect(sendRequests(emulator).filter((request) => request.outcome === '5xx-before')).toHaveLength(1);
+	});
+});
+
