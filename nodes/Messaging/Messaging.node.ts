@@ -1,6 +1,7 @@
 import { NodeConnectionTypes } from 'n8n-workflow';
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
+import { credentialsOf, subtitleOf } from '../shared/nodeDescription';
 import { router } from '../shared/router';
 import { requestOptionsDescription } from '../shared/transport';
 import { resourceDescriptions, resources } from './actions/resources';
@@ -13,33 +14,14 @@ export class Messaging implements INodeType {
 		icon: { light: 'file:../../icons/messaging.svg', dark: 'file:../../icons/messaging.dark.svg' },
 		group: ['output'],
 		version: 1,
-		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		subtitle: subtitleOf(resources),
 		description: 'Send messages and template messages to phone numbers, and list your templates',
 		defaults: { name: 'Messaging' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		// Each API takes its own kind of key, so the credential shown follows the operation.
-		credentials: [
-			{
-				name: 'messagingBearerApi',
-				required: true,
-				testedBy: 'messagingBearerApiTest',
-				displayOptions: { show: { operation: ['send', 'sendTemplate', 'getAll'] } },
-			},
-			{
-				name: 'messagingAuthorizationKeyApi',
-				required: true,
-				testedBy: 'messagingAuthorizationKeyApiTest',
-				displayOptions: { show: { operation: ['sendDashboard'] } },
-			},
-			{
-				name: 'messagingXApiKeyApi',
-				required: true,
-				testedBy: 'messagingXApiKeyApiTest',
-				displayOptions: { show: { operation: ['sendAlternative'] } },
-			},
-		],
+		// Each API takes its own kind of key: the credential shown follows the operation's API.
+		credentials: credentialsOf(resources),
 		properties: [
 			{
 				displayName: 'Resource',

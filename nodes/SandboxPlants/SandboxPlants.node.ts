@@ -2,9 +2,12 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 import { messagingBearerApiTest } from '../shared/credentialTests';
+import { credentialsOf, subtitleOf } from '../shared/nodeDescription';
 import { router } from '../shared/router';
 import { requestOptionsDescription } from '../shared/transport';
 import * as plant from './actions/plant';
+
+const RESOURCES = { plant: plant.operations };
 
 export class SandboxPlants implements INodeType {
 	description: INodeTypeDescription = {
@@ -13,13 +16,13 @@ export class SandboxPlants implements INodeType {
 		icon: { light: 'file:../../icons/sandboxPlants.svg', dark: 'file:../../icons/sandboxPlants.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		subtitle: subtitleOf(RESOURCES),
 		description: 'Create, list and delete plants in the sandbox sample API',
 		defaults: { name: 'Sandbox Plants' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'messagingBearerApi', required: true, testedBy: 'messagingBearerApiTest' }],
+		credentials: credentialsOf(RESOURCES),
 		properties: [
 			{
 				displayName: 'Resource',
@@ -37,6 +40,6 @@ export class SandboxPlants implements INodeType {
 	methods = { credentialTest: { messagingBearerApiTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await router.call(this, { plant: plant.operations });
+		return await router.call(this, RESOURCES);
 	}
 }

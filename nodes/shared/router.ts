@@ -9,7 +9,7 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { deliveredItems } from './deliveredItems';
 import { RunStoppedError, sendAll, startRun } from './transport';
-import type { Run, ServiceRequest } from './transport';
+import type { Run, ServiceApi, ServiceRequest } from './transport';
 
 /** One item, read and checked: the request to send, and how its answer becomes the item's output. */
 export interface PreparedItem {
@@ -22,32 +22,17 @@ export interface PreparedItem {
 /** Checking items gives the event loop a turn this often, so Stop, webhooks and the editor stay served. */
 const YIELD_EVERY_MS = 20;
 
-/** One operation: its parameters, its entry in the Operation selector, and how it prepares one item. */
+/** One operation: its parameters, its entry in the Operation selector, the API it calls, and how it prepares one item. */
 export interface OperationModule {
 	option: INodePropertyOptions & { action: string };
 	description: INodeProperties[];
+	/** Its API group: the credential the editor shows for it follows from this (nodeDescription.ts). */
+	api: ServiceApi;
 	/** Reads and checks one item's parameters; sends nothing (reads the run shares, such as the account's templates, aside). */
 	prepare(this: IExecuteFunctions, itemIndex: number, run: Run): PreparedItem | Promise<PreparedItem>;
 }
 
 export type ResourceOperations = Record<string, OperationModule>;
-
-/** The Operation selector of one resource, built from its operations (sorted, as n8n lists them). */
-export function operationSelector(resource: string, operations: ResourceOperations, defaultOperation: string): INodeProperties[] {
-	const modules = Object.values(operations);
-	return [
-		{
-			displayName: 'Operation',
-			name: 'operation',
-			type: 'options',
-			noDataExpression: true,
-			displayOptions: { show: { resource: [resource] } },
-			options: modules.map((module) => module.option).sort((a, b) => a.name.localeCompare(b.name)),
-			default: defaultOperation,
-		},
-		...modules.flatMap((module) => module.description),
-	];
-}
 
 type ItemResult = { ok: true; data: IDataObject[] } | { ok: false; error: Error };
 

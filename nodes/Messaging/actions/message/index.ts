@@ -1,4 +1,4 @@
-import { operationSelector } from '../../../shared/router';
+import { operationSelector } from '../../../shared/nodeDescription';
 import * as send from './send.operation';
 import * as sendAlternative from './sendAlternative.operation';
 import * as sendDashboard from './sendDashboard.operation';

@@ -5,6 +5,7 @@ import { phoneNumberField, messageTextField } from '../../../shared/descriptions
 import { isObject } from '../../../shared/errors';
 import type { PreparedItem } from '../../../shared/router';
 import { ItemInput } from '../../../shared/validation';
+import type { ServiceApi } from '../../../shared/transport';
 
 export const option = {
 	name: 'Send',
@@ -12,6 +13,9 @@ export const option = {
 	action: 'Send a message',
 	description: 'Send a text message, optionally with one file attached by URL',
 };
+
+/** The API group it calls: it decides the credential the editor shows (see credentialsOf). */
+export const api: ServiceApi = 'send';
 
 const properties: INodeProperties[] = [
 	phoneNumberField('phone', 'Phone'),
@@ -59,7 +63,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedIte
 	}
 	return {
 		// Spec 2.2: success and failure are both `{message}`; a failure's text says so and is read as one first.
-		request: { api: 'send', method: 'POST', path: '/send', body, isSuccess: (answer) => isObject(answer) && typeof answer.message === 'string' },
+		request: { api, method: 'POST', path: '/send', body, isSuccess: (answer) => isObject(answer) && typeof answer.message === 'string' },
 		recipient: phone,
 		output: (answer) => ({
 			success: true,

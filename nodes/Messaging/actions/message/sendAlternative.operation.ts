@@ -6,6 +6,7 @@ import { isObject } from '../../../shared/errors';
 import { firstOf } from '../../../shared/output';
 import type { PreparedItem } from '../../../shared/router';
 import { ItemInput } from '../../../shared/validation';
+import type { ServiceApi } from '../../../shared/transport';
 
 export const option = {
 	name: 'Send via Alternative API',
@@ -13,6 +14,9 @@ export const option = {
 	action: 'Send a message via the alternative API',
 	description: 'Send a text message through the v1 messages API, authorized with an X-API-Key',
 };
+
+/** The API group it calls: it decides the credential the editor shows (see credentialsOf). */
+export const api: ServiceApi = 'alternative';
 
 const properties: INodeProperties[] = [
 	phoneNumberField('to', 'To'),
@@ -39,7 +43,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedIte
 	const to = input.phone('to', 'To');
 	const message = input.text('message', 'Message');
 	return {
-		request: { api: 'alternative', method: 'POST', path: '/v1/messages', body: { to, message }, isSuccess },
+		request: { api, method: 'POST', path: '/v1/messages', body: { to, message }, isSuccess },
 		recipient: to,
 		output: (answer) => {
 			const response = answer as IDataObject;

@@ -6,6 +6,7 @@ import { isObject } from '../../../shared/errors';
 import { firstOf } from '../../../shared/output';
 import type { PreparedItem } from '../../../shared/router';
 import { ItemInput } from '../../../shared/validation';
+import type { ServiceApi } from '../../../shared/transport';
 
 export const option = {
 	name: 'Send via Dashboard (V2)',
@@ -13,6 +14,9 @@ export const option = {
 	action: 'Send a message via the dashboard API',
 	description: 'Send a text message through the dashboard send API (v2), authorized with an API key',
 };
+
+/** The API group it calls: it decides the credential the editor shows (see credentialsOf). */
+export const api: ServiceApi = 'dashboard';
 
 const properties: INodeProperties[] = [
 	phoneNumberField('to', 'To'),
@@ -29,7 +33,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedIte
 	const to = input.phone('to', 'To');
 	const text = input.text('text', 'Text');
 	return {
-		request: { api: 'dashboard', method: 'POST', path: '/api/messaging/messages/v2.0.0/send', body: { to, text }, isSuccess },
+		request: { api, method: 'POST', path: '/api/messaging/messages/v2.0.0/send', body: { to, text }, isSuccess },
 		recipient: to,
 		output: (answer) => {
 			const response = answer as IDataObject;

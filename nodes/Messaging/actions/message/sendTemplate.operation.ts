@@ -5,7 +5,7 @@ import { phoneNumberField } from '../../../shared/descriptions';
 import { isObject } from '../../../shared/errors';
 import { firstOf } from '../../../shared/output';
 import type { PreparedItem } from '../../../shared/router';
-import type { Run } from '../../../shared/transport';
+import type { Run, ServiceApi } from '../../../shared/transport';
 import { asText, ItemInput, quoted } from '../../../shared/validation';
 import { accountTemplates, isApproved, TEMPLATE_ID_PATTERN, templateName, templateProblem, variableNames } from '../../templates';
 import type { TemplateRecord } from '../../templates';
@@ -16,6 +16,9 @@ export const option = {
 	action: 'Send a template message',
 	description: 'Send a message built from one of your approved templates and its variables',
 };
+
+/** The API group it calls: it decides the credential the editor shows (see credentialsOf). */
+export const api: ServiceApi = 'templateSend';
 
 const properties: INodeProperties[] = [
 	phoneNumberField('phoneNumber', 'Phone Number'),
@@ -144,7 +147,7 @@ export async function prepare(this: IExecuteFunctions, itemIndex: number, run: R
 	const variables = checkTemplate(input, template, record, provided);
 	return {
 		request: {
-			api: 'templateSend',
+			api,
 			method: 'POST',
 			path: '/send_template_message_by_api',
 			body: { template, variables, phone_number: phoneNumber },

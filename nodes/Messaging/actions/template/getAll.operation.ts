@@ -14,6 +14,9 @@ export const option = {
 	description: "List your account's templates",
 };
 
+/** The API group it calls: it decides the credential the editor shows (see credentialsOf). */
+export const api = LIST_TEMPLATES.api;
+
 const properties: INodeProperties[] = [
 	...returnAllOrLimitFields,
 	{

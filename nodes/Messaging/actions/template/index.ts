@@ -1,4 +1,4 @@
-import { operationSelector } from '../../../shared/router';
+import { operationSelector } from '../../../shared/nodeDescription';
 import * as getAll from './getAll.operation';
 
 export const operations = { getAll };

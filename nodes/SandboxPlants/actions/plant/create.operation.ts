@@ -5,8 +5,12 @@ import { isObject } from '../../../shared/errors';
 import type { PreparedItem } from '../../../shared/router';
 import { ItemInput } from '../../../shared/validation';
 import { plantIdField } from './fields';
+import type { ServiceApi } from '../../../shared/transport';
 
 export const option = { name: 'Create', value: 'create', action: 'Create a plant', description: 'Add a plant to the sandbox store' };
+
+/** The API group it calls: it decides the credential the editor shows (see credentialsOf). */
+export const api: ServiceApi = 'sandbox';
 
 const properties: INodeProperties[] = [
 	{
@@ -49,7 +53,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedIte
 	if (tag !== '') body.tag = tag;
 	return {
 		// Spec 4.6: the created plant, `{name, tag}`.
-		request: { api: 'sandbox', method: 'POST', path: '/plants', body, isSuccess: (answer) => isObject(answer) && typeof answer.name === 'string' },
+		request: { api, method: 'POST', path: '/plants', body, isSuccess: (answer) => isObject(answer) && typeof answer.name === 'string' },
 		output: (answer) => {
 			const plant = answer as IDataObject;
 			return { name: plant.name, tag: plant.tag ?? body.tag };

@@ -4,8 +4,12 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { returnAllOrLimitFields } from '../../../shared/descriptions';
 import type { PreparedItem } from '../../../shared/router';
 import { ItemInput } from '../../../shared/validation';
+import type { ServiceApi } from '../../../shared/transport';
 
 export const option = { name: 'Get Many', value: 'getAll', action: 'Get many plants', description: 'List plants of the sandbox store' };
+
+/** The API group it calls: it decides the credential the editor shows (see credentialsOf). */
+export const api: ServiceApi = 'sandbox';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimitFields,
@@ -18,7 +22,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedIte
 	const limit = returnAll ? Infinity : new ItemInput(this, itemIndex).integer('limit', 'Limit', { min: 1 });
 	return {
 		// Return All sends no limit: the API then returns every plant.
-		request: { api: 'sandbox', method: 'GET', path: '/plants', qs: returnAll ? undefined : { limit }, isSuccess: Array.isArray },
+		request: { api, method: 'GET', path: '/plants', qs: returnAll ? undefined : { limit }, isSuccess: Array.isArray },
 		// A service that ignores `limit` still gives no more than asked.
 		output: (answer) => (answer as IDataObject[]).slice(0, limit),
 	};

@@ -1,4 +1,4 @@
-import { operationSelector } from '../../../shared/router';
+import { operationSelector } from '../../../shared/nodeDescription';
 import * as create from './create.operation';
 import * as del from './delete.operation';
 import * as getAll from './getAll.operation';

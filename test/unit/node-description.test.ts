@@ -1,0 +1,48 @@
+/**
+ * The recipe of README "Adding an operation": an operation is one file (its fields, its Operation
+ * entry, its API group, prepare) and its entry in the resource's list; the credential the editor
+ * shows for it, and the subtitle, follow from it. Checked on the built nodes as n8n loads them.
+ */
+import type { INodeCredentialDescription, INodeType } from 'n8n-workflow';
+import { describe, expect, it } from 'vitest';
+
+import { resources as messagingResources } from '../../nodes/Messaging/actions/resources';
+import * as send from '../../nodes/Messaging/actions/message/send.operation';
+import { credentialsOf, subtitleOf } from '../../nodes/shared/nodeDescription';
+import { SERVICE_APIS } from '../../nodes/shared/transport';
+import * as plant from '../../nodes/SandboxPlants/actions/plant';
+import { loadPackage } from '../harness';
+
+/** The credentials n8n's editor shows when `operation` is chosen. */
+const shownFor = (credentials: INodeCredentialDescription[], operation: string) =>
+	credentials.filter((credential) => {
+		const show = credential.displayOptions?.show?.operation;
+		return show === undefined || (show as string[]).includes(operation);
+	});
+
+describe("every operation's credential follows from its API group", () => {
+	const pkg = loadPackage();
+	it.each([
+		['messaging', messagingResources],
+		['sandboxPlants', { plant: plant.operations }],
+	] as const)('%s: exactly one credential is shown for each operation, the one its API takes', (node, resources) => {
+		const fullType = pkg.resolveNodeTypeName(node)!;
+		const description = pkg.getNodeTypeVersion(fullType, 1).description;
+		const credentials = description.credentials ?? [];
+		for (const operations of Object.values(resources)) {
+			for (const [value, operation] of Object.entries(operations)) {
+				expect(shownFor(credentials, value).map((credential) => credential.name), value).toEqual([SERVICE_APIS[operation.api].credentialType]);
+			}
+		}
+		// Every credential shown is tested by its own function, which the node offers.
+		const tests = Object.keys((pkg.getNodeType(fullType) as INodeType).methods?.credentialTest ?? {});
+		for (const credential of credentials) expect(tests).toContain(credential.testedBy);
+	});
+
+	it('an operation added as the README says gets its credential field and subtitle with no other edit', () => {
+		const sendViaDashboardCopy = { ...send, option: { ...send.option, name: 'Send Copy', value: 'sendCopy', action: 'Send a copy' }, api: 'dashboard' as const };
+		const resources = { ...messagingResources, message: { ...messagingResources.message, sendCopy: sendViaDashboardCopy } };
+		expect(shownFor(credentialsOf(resources), 'sendCopy').map((credential) => credential.name)).toEqual(['messagingAuthorizationKeyApi']);
+		expect(subtitleOf(resources)).toContain('"sendCopy":"Send a copy"');
+	});
+});
