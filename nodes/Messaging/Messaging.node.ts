@@ -1,7 +1,7 @@
 import { NodeConnectionTypes } from 'n8n-workflow';
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { credentialsOf, subtitleOf } from '../shared/nodeDescription';
+import { shownForApisOf } from '../shared/nodeDescription';
 import { router } from '../shared/router';
 import { requestOptionsDescription } from '../shared/transport';
 import { resourceDescriptions, resources } from './actions/resources';
@@ -14,14 +14,25 @@ export class Messaging implements INodeType {
 		icon: { light: 'file:../../icons/messaging.svg', dark: 'file:../../icons/messaging.dark.svg' },
 		group: ['output'],
 		version: 1,
-		subtitle: subtitleOf(resources),
+		// What the chosen operation does, in words: "sendTemplate" reads "Send Template: Message".
+		subtitle:
+			'={{ ($parameter["operation"] === "getAll" ? "Get Many" : $parameter["operation"].slice(0, 1).toUpperCase() + $parameter["operation"].slice(1).replace(/([A-Z])/g, " $1")) + ": " + $parameter["resource"].slice(0, 1).toUpperCase() + $parameter["resource"].slice(1) }}',
 		description: 'Send messages and template messages to phone numbers, and list your templates',
 		defaults: { name: 'Messaging' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		// Each API takes its own kind of key: the credential shown follows the operation's API.
-		credentials: credentialsOf(resources),
+		credentials: [
+			{ name: 'messagingBearerApi', required: true, testedBy: 'messagingBearerApiTest', displayOptions: shownForApisOf('messagingBearerApi', resources) },
+			{
+				name: 'messagingAuthorizationKeyApi',
+				required: true,
+				testedBy: 'messagingAuthorizationKeyApiTest',
+				displayOptions: shownForApisOf('messagingAuthorizationKeyApi', resources),
+			},
+			{ name: 'messagingXApiKeyApi', required: true, testedBy: 'messagingXApiKeyApiTest', displayOptions: shownForApisOf('messagingXApiKeyApi', resources) },
+		],
 		properties: [
 			{
 				displayName: 'Resource',

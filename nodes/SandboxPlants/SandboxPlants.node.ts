@@ -2,7 +2,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 import { messagingBearerApiTest } from '../shared/credentialTests';
-import { credentialsOf, subtitleOf } from '../shared/nodeDescription';
+import { shownForApisOf } from '../shared/nodeDescription';
 import { router } from '../shared/router';
 import { requestOptionsDescription } from '../shared/transport';
 import * as plant from './actions/plant';
@@ -16,13 +16,15 @@ export class SandboxPlants implements INodeType {
 		icon: { light: 'file:../../icons/sandboxPlants.svg', dark: 'file:../../icons/sandboxPlants.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: subtitleOf(RESOURCES),
+		// What the chosen operation does, in words: "sendTemplate" reads "Send Template: Message".
+		subtitle:
+			'={{ ($parameter["operation"] === "getAll" ? "Get Many" : $parameter["operation"].slice(0, 1).toUpperCase() + $parameter["operation"].slice(1).replace(/([A-Z])/g, " $1")) + ": " + $parameter["resource"].slice(0, 1).toUpperCase() + $parameter["resource"].slice(1) }}',
 		description: 'Create, list and delete plants in the sandbox sample API',
 		defaults: { name: 'Sandbox Plants' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: credentialsOf(RESOURCES),
+		credentials: [{ name: 'messagingBearerApi', required: true, testedBy: 'messagingBearerApiTest', displayOptions: shownForApisOf('messagingBearerApi', RESOURCES) }],
 		properties: [
 			{
 				displayName: 'Resource',

@@ -21,29 +21,15 @@ export function operationSelector(resource: string, operations: ResourceOperatio
 }
 
 /**
- * The node's credentials, derived from its operations' API groups (SERVICE_APIS): each credential
- * type is shown for the operations whose API it signs, so exactly one shows at a time, and a new
- * operation gets its credential field without another edit. Each is tested by the function of
- * the same name plus "Test" (credentialTests.ts).
+ * For which operations the editor shows `credentialType`: those whose API group it signs
+ * (SERVICE_APIS). So exactly one credential shows at a time, and a new operation gets its
+ * credential field with no other edit.
  */
-export function credentialsOf(resources: Record<string, ResourceOperations>): INodeCredentialDescription[] {
-	const operationsOf = new Map<string, string[]>();
-	for (const operations of Object.values(resources)) {
-		for (const [value, operation] of Object.entries(operations)) {
-			const type = SERVICE_APIS[operation.api].credentialType;
-			operationsOf.set(type, [...(operationsOf.get(type) ?? []), value]);
-		}
-	}
-	return [...operationsOf].map(([name, operations]) => ({
-		name,
-		required: true,
-		testedBy: `${name}Test`,
-		displayOptions: { show: { operation: operations } },
-	}));
-}
-
-/** The subtitle under the node on the canvas: what the chosen operation does, in words ("Send a template message"). */
-export function subtitleOf(resources: Record<string, ResourceOperations>): string {
-	const actions = Object.fromEntries(Object.values(resources).flatMap((operations) => Object.entries(operations).map(([value, operation]) => [value, operation.option.action])));
-	return `={{ ${JSON.stringify(actions)}[$parameter["operation"]] ?? $parameter["operation"] }}`;
+export function shownForApisOf(credentialType: string, resources: Record<string, ResourceOperations>): INodeCredentialDescription['displayOptions'] {
+	const operations = Object.values(resources).flatMap((list) =>
+		Object.entries(list)
+			.filter(([, operation]) => SERVICE_APIS[operation.api].credentialType === credentialType)
+			.map(([value]) => value),
+	);
+	return { show: { operation: operations } };
 }

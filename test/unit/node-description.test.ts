@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 
 import { resources as messagingResources } from '../../nodes/Messaging/actions/resources';
 import * as send from '../../nodes/Messaging/actions/message/send.operation';
-import { credentialsOf, subtitleOf } from '../../nodes/shared/nodeDescription';
+import { shownForApisOf } from '../../nodes/shared/nodeDescription';
 import { SERVICE_APIS } from '../../nodes/shared/transport';
 import * as plant from '../../nodes/SandboxPlants/actions/plant';
 import { loadPackage } from '../harness';
@@ -39,10 +39,10 @@ describe("every operation's credential follows from its API group", () => {
 		for (const credential of credentials) expect(tests).toContain(credential.testedBy);
 	});
 
-	it('an operation added as the README says gets its credential field and subtitle with no other edit', () => {
+	it('an operation added as the README says gets its credential field with no other edit', () => {
 		const sendViaDashboardCopy = { ...send, option: { ...send.option, name: 'Send Copy', value: 'sendCopy', action: 'Send a copy' }, api: 'dashboard' as const };
 		const resources = { ...messagingResources, message: { ...messagingResources.message, sendCopy: sendViaDashboardCopy } };
-		expect(shownFor(credentialsOf(resources), 'sendCopy').map((credential) => credential.name)).toEqual(['messagingAuthorizationKeyApi']);
-		expect(subtitleOf(resources)).toContain('"sendCopy":"Send a copy"');
+		const credentials = ['messagingBearerApi', 'messagingAuthorizationKeyApi', 'messagingXApiKeyApi'].map((name) => ({ name, displayOptions: shownForApisOf(name, resources) }));
+		expect(shownFor(credentials, 'sendCopy').map((credential) => credential.name)).toEqual(['messagingAuthorizationKeyApi']);
 	});
 });
