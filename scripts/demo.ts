@@ -83,7 +83,8 @@ function authHeader(headers: IncomingHttpHeaders): string {
 function printRequests(emulator: Emulator, from: number): void {
 	for (const request of emulator.requests.slice(from)) {
 		console.log(`    → ${request.method} ${request.path}  [${authHeader(request.headers)}]  ${request.status} ${request.outcome}`);
-		console.log(`      ${JSON.stringify(request.body)}`);
+		// A GET has no body: nothing to show.
+		if (request.body !== undefined) console.log(`      ${JSON.stringify(request.body)}`);
 	}
 }
 

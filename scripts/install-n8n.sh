@@ -29,10 +29,19 @@ cat > "${dir}/package.json" <<JSON
   "overrides": { ${OVERRIDES} }
 }
 JSON
-echo "install-n8n: installing n8n ${N8N_VERSION} into ${dir} (5-6 minutes the first time)" >&2
+echo "install-n8n: installing n8n ${N8N_VERSION} into ${dir}: the first time only, about 10 minutes and 3 GB on 2 cores (a line every 30 s shows it is going on)" >&2
 # --ignore-scripts skips the addons we do not need (only the Kafka node stays broken);
-# the two n8n needs to run are rebuilt against Node 24's headers.
+# the two n8n needs to run are rebuilt against Node's headers.
 ( cd "${dir}" && npm install --ignore-scripts --no-audit --no-fund --loglevel=error >&2 \
-  && npm rebuild sqlite3 isolated-vm --loglevel=error >&2 )
+  && echo "install-n8n: building sqlite3 and isolated-vm" >&2 \
+  && npm rebuild sqlite3 isolated-vm --loglevel=error >&2 ) &
+installing=$!
+started=$(date +%s)
+while kill -0 "${installing}" 2>/dev/null; do
+  sleep 30
+  kill -0 "${installing}" 2>/dev/null || break
+  echo "install-n8n: $(( ($(date +%s) - started) / 60 )) min, $(du -sm "${dir}/node_modules" 2>/dev/null | cut -f1) MB so far" >&2
+done
+wait "${installing}"
 touch "${dir}/.complete"
 echo "${dir}"

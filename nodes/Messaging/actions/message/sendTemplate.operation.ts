@@ -7,7 +7,7 @@ import { firstOf } from '../../../shared/output';
 import type { PreparedItem } from '../../../shared/router';
 import type { Run, ServiceApi } from '../../../shared/transport';
 import { asText, ItemInput, quoted } from '../../../shared/validation';
-import { accountTemplates, isApproved, TEMPLATE_ID_PATTERN, templateName, templateProblem, variableNames } from '../../templates';
+import { accountTemplates, isApproved, TEMPLATE_ID_PATTERN, templateName, templateProblem, templateVariables, variableNames } from '../../templates';
 import type { TemplateRecord } from '../../templates';
 
 export const option = {
@@ -125,7 +125,9 @@ export function checkTemplate(
 	}
 	const missing = expected.filter((name) => (provided.get(name) ?? '').trim() === '');
 	if (missing.length > 0) {
-		input.fail('variables', 'Variables', `template ${label} needs ${missing.map((name) => `"${name}"`).join(', ')}; ${takes}`);
+		// Named as the editor shows the field ("…appointment on {2}. (Body 2)"), not by its key.
+		const labels = new Map(templateVariables(template).map((variable) => [variable.name, variable.label]));
+		input.fail('variables', 'Variables', `template ${label} needs a value for ${missing.map((name) => `"${labels.get(name) ?? name}"`).join(', ')}; ${takes}`);
 	}
 	return Object.fromEntries(expected.map((name) => [name, provided.get(name)!]));
 }
