@@ -36,7 +36,8 @@ export interface RunOutcome {
 }
 
 export interface OurNodeOptions {
-	maxConcurrent: number;
+	/** Unset: Auto, the node's default. */
+	maxConcurrent?: number;
 	maxPerSecond?: number;
 	maxPerMinute?: number;
 	maxRetries?: number;
@@ -120,9 +121,11 @@ export async function runHttpRequestNode(
 	setup: HttpRequestSetup,
 	bearer: BearerCredential,
 	items: BenchItem[],
-	batchSize: number,
+	/** Items per batch (interval 0), `{size, intervalMs}`, or undefined: the node's defaults (no batching, every item at once). */
+	batching: number | { size: number; intervalMs: number } | undefined,
 	expressionEngine: ExpressionEngine,
 ): Promise<RunOutcome> {
+	const batch = typeof batching === 'number' ? { batchSize: batching, batchInterval: 0 } : batching && { batchSize: batching.size, batchInterval: batching.intervalMs };
 	const result = await runNode({
 		node: {
 			type: HTTP_REQUEST_TYPE,
@@ -143,7 +146,7 @@ export async function runHttpRequestNode(
 						{ name: 'text', value: '={{ $json.text }}' },
 					],
 				},
-				options: { batching: { batch: { batchSize, batchInterval: 0 } } },
+				options: batch ? { batching: { batch } } : {},
 			},
 		},
 		items,
@@ -152,5 +155,5 @@ export async function runHttpRequestNode(
 		expressionEngine,
 	});
 	const succeeded = result.items.filter((item) => item.json.message === 'Message sent successfully').length;
-	return { succeeded, error: result.error?.message };
+	return { succeeded, error: result.error?.message, nodeMs: result.runs.at(-1)?.executionTime };
 }

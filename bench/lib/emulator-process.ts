@@ -41,7 +41,7 @@ export interface EmulatorStateLite {
 
 export interface FaultsPatch {
 	latencyMs?: number;
-	rateLimit?: { limit: number; windowMs: number; retryAfterSeconds?: number } | null;
+	rateLimit?: { limit: number; windowMs: number; retryAfterSeconds?: number; answer?: '429' | 'reason' } | null;
 }
 
 /** Control calls (never during a measured run) on a connection of their own each; retried once if the emulator drops it. */

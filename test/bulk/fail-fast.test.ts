@@ -132,10 +132,10 @@ describe('without Continue On Fail the run fails with the reason and later items
 		const run = await runDirectSend(emulator, { items, options: { maxConcurrent: 8 } });
 		expect(run.error?.message).toMatch(/no active account/i);
 		const requests = sendRequests(emulator);
-		const failedAt = requests.find((request) => request.outcome === 'rejected')!;
-		// Anything that arrived after the failure was answered was started before the node knew.
-		const after = requests.filter((request) => request.at > failedAt.at + 15 + 50);
-		expect(after).toEqual([]);
+		const failed = requests.findIndex((request) => request.outcome === 'rejected');
+		// Counted, not timed: after the failing request arrived, at most 7 others were under way, and
+		// while its answer was on the way at most 7 more could start; nothing starts once it is read.
+		expect(requests.length - failed - 1).toBeLessThanOrEqual(14);
 		expect(requests.length).toBeLessThan(40);
 	});
 

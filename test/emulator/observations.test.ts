@@ -136,15 +136,15 @@ describe('observations', () => {
 		expect(emulator.requests[0].seq).toBe(1);
 	});
 
-	it('pushes 2,000 requests through quickly', async () => {
-		const started = performance.now();
+	// How fast is the benchmark's business (bench/run.ts measures the emulator's CPU per request);
+	// here only that 20 concurrent clients lose and double nothing.
+	it('takes 2,000 requests from 20 concurrent clients, each delivered once', async () => {
 		const workers = Array.from({ length: 20 }, async (_, w) => {
 			for (let i = 0; i < 100; i++) await api.send({ phone: PHONE, text: `bulk ${w}-${i}` });
 		});
 		await Promise.all(workers);
 		expect(emulator.deliveries).toHaveLength(2_000);
 		expect(emulator.duplicates()).toEqual([]);
-		expect(performance.now() - started).toBeLessThan(5_000);
 	});
 });
 

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { resources as messagingResources } from '../../nodes/Messaging/actions/resources';
 import * as send from '../../nodes/Messaging/actions/message/send.operation';
 import { shownForApisOf } from '../../nodes/shared/nodeDescription';
+import type { ResourceOperations } from '../../nodes/shared/router';
 import { SERVICE_APIS } from '../../nodes/shared/transport';
 import * as plant from '../../nodes/SandboxPlants/actions/plant';
 import { loadPackage } from '../harness';
@@ -25,7 +26,7 @@ describe("every operation's credential follows from its API group", () => {
 	it.each([
 		['messaging', messagingResources],
 		['sandboxPlants', { plant: plant.operations }],
-	] as const)('%s: exactly one credential is shown for each operation, the one its API takes', (node, resources) => {
+	] as Array<[string, Record<string, ResourceOperations>]>)('%s: exactly one credential is shown for each operation, the one its API takes', (node, resources) => {
 		const fullType = pkg.resolveNodeTypeName(node)!;
 		const description = pkg.getNodeTypeVersion(fullType, 1).description;
 		const credentials = description.credentials ?? [];

@@ -125,7 +125,7 @@ describe("the user's limits", () => {
 });
 
 describe('order, fairness and stops', () => {
-	it('Auto starts with one request, grows while answers come back, and halves once per refusal pause', async () => {
+	it('Auto starts with one request, grows while answers come back, and shrinks when answers fail, not when refused for rate', async () => {
 		const account = new Account();
 		const run = lane();
 		const tickets: Ticket[] = [];
@@ -139,9 +139,11 @@ describe('order, fairness and stops', () => {
 		for (const ticket of tickets.slice(1, 3)) ticket.finish({ type: 'answered' });
 		await vi.advanceTimersByTimeAsync(0);
 		expect(account.state.inFlight).toBe(4);
-		const before = account.state.autoConcurrency;
-		for (const ticket of tickets.slice(3, 7)) ticket.finish({ type: 'refused', retryAfterMs: 1 });
-		expect(account.state.autoConcurrency).toBe(Math.floor(before / 2));
+		const grown = account.state.autoConcurrency;
+		tickets[3].finish({ type: 'refused', retryAfterMs: 1 });
+		expect(account.state.autoConcurrency).toBe(grown);
+		tickets[4].finish({ type: 'failed' });
+		expect(account.state.autoConcurrency).toBe(Math.floor(grown * 0.9));
 		await vi.runAllTimersAsync();
 		for (const ticket of tickets) ticket.finish({ type: 'answered' });
 		await vi.runAllTimersAsync();

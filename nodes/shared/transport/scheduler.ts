@@ -25,8 +25,7 @@ import { sleep } from 'n8n-workflow';
  *    ends the pause and teaches the limit: what the service accepted before it refused, per the
  *    time from the oldest of those to the probe. A pause in which a request started after the
  *    refused one was accepted teaches nothing: a full window refuses everything after it, so
- *    that refusal was a stray one. While the window is known only to within a tenth (the last
- *    refused and the accepted probe), one trial start goes halfway between. From then on the account never has more than that many in
+ *    that refusal was a stray one. From then on the account never has more than that many in
  *    such a window, in every run; the count creeps up by 5% after ten quiet windows (a plan may
  *    be raised) and drops to what was accepted at the next refusal.
  * 6. A pause longer than a run's Max Wait fails that run's waiting requests with
@@ -194,9 +193,6 @@ export const AUTO_CONCURRENCY = { initial: 1, max: 64 } as const;
  */
 const PROBE = { minimumMs: 250, fastUntilMs: 2_000, fast: 2, slow: 1.2 } as const;
 
-/** The window is refined (one trial start at a time) while its doubt is above this share of it. */
-const WINDOW_DOUBT = 0.1;
-
 /** A learned limit creeps up after this many quiet windows. */
 const CREEP_AFTER_WINDOWS = 10;
 
@@ -204,8 +200,6 @@ const CREEP_AFTER_WINDOWS = 10;
 interface LearnedLimit {
 	count: number;
 	windowMs: number;
-	/** The longest wait after which a probe or trial was still refused: the window is longer. */
-	lowerMs: number;
 	/** When it was learned or last crept up. */
 	since: number;
 }
@@ -223,8 +217,6 @@ interface Pause {
 	probing: boolean;
 	/** Probes refused in this pause. */
 	refusedProbes: number;
-	/** The longest time from `oldest` to a probe that was still refused: the window is longer. */
-	lowerMs: number;
 	/** The start number of the refused request that began the pause. */
 	refusedStart: number;
 	/**
@@ -258,8 +250,6 @@ export class Account {
 	pause?: Pause;
 	/** Starts so far: orders starts made in the same millisecond. */
 	private starts = 0;
-	/** A trial start under way (see trialWindow). */
-	private trial?: { elapsedMs: number };
 	/** When the last probe of the pause went. */
 	private lastProbeAt = -Infinity;
 	/** Retry-After: nothing starts before this. */
@@ -409,9 +399,9 @@ export class Account {
 		}
 		// The learned limit, over the account.
 		if (this.learned && !this.pause) {
-			const blocking = this.learnedBlocking(this.learned, now);
-			if (blocking === null) return undefined;
-			if (blocking !== undefined) at = Math.max(at, blocking + this.trialWindow(this.learned));
+			const free = this.blockingAnswer(this.accepted, this.counts.inFlight, this.learned.count, this.learned.windowMs, now);
+			if (free === null) return undefined;
+			if (free !== undefined) at = Math.max(at, free + this.learned.windowMs);
 		}
 		return at;
 	}
@@ -453,25 +443,10 @@ export class Account {
 		return answers.nthAfter(horizon, leaving) as number;
 	}
 
-	/** The learned limit's blocking answer: the service counts what it accepted, and what is under way may be. */
-	private learnedBlocking(learned: LearnedLimit, now: number): number | undefined | null {
-		return this.blockingAnswer(this.accepted, this.counts.inFlight, learned.count, learned.windowMs, now);
-	}
-
-	/** The window a start waits out: halfway into the doubt while a trial may go, else the learned window. */
-	private trialWindow(learned: LearnedLimit): number {
-		const doubtful = !this.trial && learned.windowMs - learned.lowerMs > WINDOW_DOUBT * learned.windowMs;
-		return doubtful ? (learned.lowerMs + learned.windowMs) / 2 : learned.windowMs;
-	}
-
 	private start(lane: RunLane, now: number): Ticket {
 		const own = this.countsOf(lane);
 		const seq = ++this.starts;
 		const probe = this.pause !== undefined;
-		// A start the learned window alone would not have let through yet: a trial of a shorter window.
-		const blocking = this.learned && !probe ? this.learnedBlocking(this.learned, now) : undefined;
-		const trial = typeof blocking === 'number' ? { elapsedMs: now - blocking } : undefined;
-		if (trial) this.trial = trial;
 		if (probe) {
 			this.pause!.probing = true;
 			this.lastProbeAt = now;
@@ -495,28 +470,18 @@ export class Account {
 					lane.own.answers.add(end);
 					this.counts.answers.add(end);
 				}
-				if (trial) this.tried(trial, outcome);
 				this.learn(outcome, now, seq, end, probe);
 				this.poke();
 			},
 		};
 	}
 
-	/** A trial start's answer: the window is at most its wait if accepted, longer if refused. */
-	private tried(trial: { elapsedMs: number }, outcome: Outcome): void {
-		if (this.trial === trial) this.trial = undefined;
-		const learned = this.learned;
-		if (!learned) return;
-		if (outcome.type === 'answered') learned.windowMs = Math.max(learned.lowerMs, Math.min(learned.windowMs, trial.elapsedMs));
-		else if (outcome.type === 'refused') learned.lowerMs = Math.min(learned.windowMs, Math.max(learned.lowerMs, trial.elapsedMs));
-	}
-
 	/** What an answer teaches: latency and concurrency, and the account's rate limit. */
 	private learn(outcome: Outcome, startedAt: number, seq: number, end: number, probe: boolean): void {
 		if (probe && this.pause) this.pause.probing = false;
 		if (outcome.type === 'refused') {
-			// Once per pause: the requests under way when it began are refused with it.
-			if (!this.pause) this.autoConcurrency = Math.max(1, Math.floor(this.autoConcurrency / 2));
+			// Not a cut in concurrency: a rate refusal says the account's window is full, not that the
+			// service is congested; the pause and the learned limit govern the pace.
 			this.refused(end, seq, outcome.retryAfterMs, probe);
 			return;
 		}
@@ -544,10 +509,9 @@ export class Account {
 			const accepted = this.accepted.countAfter(since);
 			const skipped = this.learned ? Math.max(0, accepted - this.learned.count) : 0;
 			const oldest = this.accepted.nthAfter(since, skipped) ?? now;
-			this.pause = { since: now, oldest, accepted, nextProbeAt: now, probing: false, refusedProbes: 0, lowerMs: 0, refusedStart: seq, stray: false };
+			this.pause = { since: now, oldest, accepted, nextProbeAt: now, probing: false, refusedProbes: 0, refusedStart: seq, stray: false };
 		} else if (probe) {
 			this.pause.refusedProbes++;
-			this.pause.lowerMs = Math.max(this.pause.lowerMs, this.lastProbeAt - this.pause.oldest);
 		} else {
 			// Under way when the pause began: the pause already speaks for it.
 			if (retryAfterMs !== undefined) this.askedToWait(now, retryAfterMs);
@@ -591,10 +555,7 @@ export class Account {
 	private reopened(probeStart: number, now: number): void {
 		const pause = this.pause!;
 		if (pause.accepted > 0 && !pause.stray) {
-			const windowMs = Math.max(1, probeStart - pause.oldest);
-			// A Retry-After said when the window frees: no doubt left about it.
-			const lowerMs = pause.askedMs !== undefined ? windowMs : Math.min(windowMs, Math.max(pause.lowerMs, this.learned?.lowerMs ?? 0));
-			this.learned = { count: pause.accepted, windowMs, lowerMs, since: now };
+			this.learned = { count: pause.accepted, windowMs: Math.max(1, probeStart - pause.oldest), since: now };
 		}
 		this.pause = undefined;
 		this.pausedUntil = 0;
