@@ -30,12 +30,13 @@ export function normalizePhoneNumber(raw: string): PhoneCheck {
 	let phone = raw.replace(/[([]\s*0\s*[)\]]/g, TRUNK_MARK).trim().replace(/[\s\-.()[\]]/g, '');
 	if (phone.startsWith('00')) phone = `+${phone.slice(2)}`;
 	const code = CALLING_CODES.find((candidate) => phone.startsWith(candidate, 1));
-	if (phone.startsWith('+') && code !== undefined && phone[1 + code.length] === TRUNK_MARK) {
-		phone = `+${code}${phone.slice(2 + code.length)}`;
-	}
+	// A written trunk mark is the one trunk 0 there is: what follows it is the number as the
+	// user meant it, so the country's rule for a bare 0 does not take a second one.
+	const trunkWritten = phone.startsWith('+') && code !== undefined && phone[1 + code.length] === TRUNK_MARK;
+	if (trunkWritten) phone = `+${code}${phone.slice(2 + code.length)}`;
 	phone = phone.split(TRUNK_MARK).join('0');
 	if (!/^\+\d+$/.test(phone)) return notE164;
-	if (code !== undefined && phone[1 + code.length] === '0') {
+	if (!trunkWritten && code !== undefined && phone[1 + code.length] === '0') {
 		const rule = ZERO_AFTER_CALLING_CODE[code];
 		if (rule === 'drop') phone = `+${code}${phone.slice(2 + code.length)}`;
 		else if (rule === 'depends') {

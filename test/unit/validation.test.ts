@@ -36,6 +36,8 @@ describe('normalizePhoneNumber', () => {
 		// Only right after the country code is a bracketed 0 the trunk mark; elsewhere it is a digit.
 		['+1 415 (0) 555 0123', '+141505550123'],
 		['+44 20 [0]7946 0958', '+442007946 0958'.replace(' ', '')],
+		// A written trunk mark is the only trunk 0: a 0 after it stays (the country's rule takes none).
+		['+49 (0) 0151 2345678', '+4901512345678'],
 	])('accepts %j as %j', (raw, expected) => {
 		expect(normalizePhoneNumber(raw)).toEqual({ ok: true, phone: expected });
 	});
