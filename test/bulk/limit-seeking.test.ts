@@ -60,10 +60,16 @@ describe.each([
 		expect(emulator.deliveries).toHaveLength(3 * LIMIT);
 		expect(emulator.duplicates()).toEqual([]);
 		const foundWith = refusals();
-		console.log(`limit-seeking (${rule.answer}): ${foundWith} refusals while finding the limit; run ${Math.round(first.elapsedMs)} ms, ideal ${IDEAL_MS} ms`);
-		// A handful while the limit is found: the probes of the first pause, and the requests under way at each refusal.
-		expect(foundWith).toBeGreaterThan(0);
-		expect(foundWith).toBeLessThanOrEqual(20);
+		// While the limit is found: the requests under way when the first refusal came (they arrive
+		// together; the first probe waits 250 ms at least), then the probes, one per round window
+		// length up to the window (0.25, 0.5, 1, 1.5, 2, 3, 4, 5 s), or the one Retry-After named.
+		const refused = sendRequests(emulator).filter((request) => request.outcome === 'rate-limited');
+		const underWay = refused.filter((request) => request.at - refused[0].at < 200).length;
+		console.log(`limit-seeking (${rule.answer}): ${foundWith} refusals while finding the limit (${underWay} under way at the first, ${foundWith - underWay} probes); run ${Math.round(first.elapsedMs)} ms, ideal ${IDEAL_MS} ms`);
+		expect(underWay).toBeGreaterThan(0);
+		// Auto opened to 16 after the first answer, and grows by one per accepted answer.
+		expect(underWay).toBeLessThanOrEqual(16 + 2 * LIMIT);
+		expect(foundWith - underWay).toBeLessThanOrEqual(rule.answer === '429' ? 1 : 8);
 		expect(first.elapsedMs).toBeLessThanOrEqual(1.2 * IDEAL_MS);
 		expect(emulator.maxRequestsInWindow(WINDOW_MS, (request) => request.outcome === 'delivered')).toBeLessThanOrEqual(LIMIT);
 

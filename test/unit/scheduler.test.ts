@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { Account, Counts, LimitNotReopenedError } from '../../nodes/shared/transport/scheduler';
+import { Account, Counts, learnedWindow, LimitNotReopenedError } from '../../nodes/shared/transport/scheduler';
 import type { Clock, Outcome, RunLane, Ticket, UserLimits } from '../../nodes/shared/transport/scheduler';
 
 const NO_LIMITS: UserLimits = { maxConcurrent: undefined, maxPerSecond: 0, maxPerMinute: 0, maxWaitMs: 60_000 };
@@ -125,28 +125,30 @@ describe("the user's limits", () => {
 });
 
 describe('order, fairness and stops', () => {
-	it('Auto starts with one request, grows while answers come back, and shrinks when answers fail, not when refused for rate', async () => {
+	it('Auto starts with one request, opens to 16 once it is answered, grows while answers come back, and shrinks when answers fail, not when refused for rate', async () => {
 		const account = new Account();
 		const run = lane();
 		const tickets: Ticket[] = [];
 		const take = () => account.acquire(run).then((ticket) => tickets.push(ticket));
-		const waiting = Array.from({ length: 10 }, take);
+		const waiting = Array.from({ length: 40 }, take);
 		await vi.advanceTimersByTimeAsync(0);
 		expect(tickets).toHaveLength(1);
 		tickets[0].finish({ type: 'answered' });
 		await vi.advanceTimersByTimeAsync(0);
-		expect(account.state.inFlight).toBe(2);
+		expect(account.state.inFlight).toBe(16);
 		for (const ticket of tickets.slice(1, 3)) ticket.finish({ type: 'answered' });
 		await vi.advanceTimersByTimeAsync(0);
-		expect(account.state.inFlight).toBe(4);
+		expect(account.state.inFlight).toBe(18);
 		const grown = account.state.autoConcurrency;
+		expect(grown).toBe(18);
 		tickets[3].finish({ type: 'refused', retryAfterMs: 1 });
 		expect(account.state.autoConcurrency).toBe(grown);
 		tickets[4].finish({ type: 'failed' });
 		expect(account.state.autoConcurrency).toBe(Math.floor(grown * 0.9));
-		await vi.runAllTimersAsync();
-		for (const ticket of tickets) ticket.finish({ type: 'answered' });
-		await vi.runAllTimersAsync();
+		for (let finished = 0; finished < 40; ) {
+			await vi.runAllTimersAsync();
+			for (; finished < tickets.length; finished++) tickets[finished].finish({ type: 'answered' });
+		}
 		await Promise.all(waiting);
 	});
 
@@ -157,17 +159,34 @@ describe('order, fairness and stops', () => {
 		const order: string[] = [];
 		const holder = await account.acquire(bulk); // Auto: one at a time to begin with
 		// Each is answered at once when it starts: Auto lets one more through per answer.
-		const take = (run: RunLane, name: string, retry = false) =>
-			account.acquire(run, { retry }).then((ticket) => {
+		const take = (run: RunLane, name: string, place?: number) =>
+			account.acquire(run, { place }).then((ticket) => {
 				order.push(name);
 				ticket.finish({ type: 'answered' });
 			});
-		const queued = [take(bulk, 'bulk-1'), take(bulk, 'bulk-2'), take(webhook, 'webhook'), take(bulk, 'bulk-retry', true)];
+		const queued = [take(bulk, 'bulk-1'), take(bulk, 'bulk-2'), take(webhook, 'webhook'), take(bulk, 'bulk-retry', holder.place)];
 		holder.finish({ type: 'answered' });
 		await vi.runAllTimersAsync();
 		await Promise.all(queued);
 		expect(order).toEqual(['bulk-retry', 'webhook', 'bulk-1', 'bulk-2']);
 		expect(account.state).toMatchObject({ inFlight: 0, queued: 0 });
+	});
+
+	it('refused requests go again in the order of their first tries, whatever order their refusals came in', async () => {
+		const account = new Account();
+		const run = lane({ maxConcurrent: 3 });
+		const first = await Promise.all(['a', 'b', 'c'].map(async (name) => ({ name, ticket: await account.acquire(run) })));
+		const order: string[] = [];
+		const again = [...first].reverse().map(({ name, ticket }) => {
+			ticket.finish({ type: 'refused', retryAfterMs: 100 });
+			return account.acquire(run, { place: ticket.place }).then((next) => {
+				order.push(name);
+				next.finish({ type: 'answered' });
+			});
+		});
+		await vi.runAllTimersAsync();
+		await Promise.all(again);
+		expect(order).toEqual(['a', 'b', 'c']);
 	});
 
 	it("a stopped run's waiters leave at once with its reason; another run goes on; a ticket is finished once", async () => {
@@ -199,8 +218,9 @@ describe('an account limit found from refusals', () => {
 		return {
 			log,
 			async send(account: Account, run: RunLane): Promise<void> {
-				for (let retry = false; ; retry = true) {
-					const ticket = await account.acquire(run, { retry });
+				for (let place: number | undefined; ; ) {
+					const ticket = await account.acquire(run, { place });
+					place = ticket.place;
 					const at = Date.now();
 					const inWindow = admitted.filter((time) => time > at - windowMs);
 					const accepted = inWindow.length < limit;
@@ -226,21 +246,43 @@ describe('an account limit found from refusals', () => {
 		return Date.now() - started;
 	}
 
-	it.each([false, true])('a per-minute limit (Retry-After: %s): 3x the limit within 1.2x the ideal, the window learned, none refused in a later run', async (retryAfter) => {
+	it.each([
+		{ limit: 30, windowMs: 60_000, retryAfter: false, probes: 18 },
+		{ limit: 30, windowMs: 60_000, retryAfter: true, probes: 1 },
+		{ limit: 20, windowMs: 1_000, retryAfter: false, probes: 3 },
+		{ limit: 20, windowMs: 1_000, retryAfter: true, probes: 1 },
+	])('$limit per $windowMs ms (Retry-After: $retryAfter): 3x the limit within 1.2x the ideal, the window learned, none refused in a later run', async ({ limit, windowMs, retryAfter, probes }) => {
+		const latencyMs = 50;
 		const account = new Account();
-		const svc = service(30, 60_000, 50, retryAfter);
-		const elapsed = await sendAll(account, svc, 90);
-		expect(svc.log.filter(({ accepted }) => accepted)).toHaveLength(90);
-		expect(elapsed).toBeLessThanOrEqual(1.2 * (2 * 60_000 + 150));
-		expect(account.state.learned).toMatchObject({ count: 30 });
-		expect(account.state.learned!.windowMs).toBeGreaterThanOrEqual(60_000 - 100);
-		// While it is found: the requests under way when the first refusal comes (Auto had doubled
-		// up to about the limit by then), then the probes of the pause, and at most one trial.
+		const svc = service(limit, windowMs, latencyMs, retryAfter);
+		const elapsed = await sendAll(account, svc, 3 * limit);
+		expect(svc.log.filter(({ accepted }) => accepted)).toHaveLength(3 * limit);
+		expect(elapsed).toBeLessThanOrEqual(1.2 * (2 * windowMs + 3 * latencyMs));
+		expect(account.state.learned).toMatchObject({ count: limit, windowMs });
+		// While it is found: the requests under way when the first refusal came (Auto had grown past
+		// the limit by then: no more than it had let start), then one probe per round window length
+		// up to the window (0.25 s ... 60 s: 18), or the one Retry-After named.
 		const refusedWhileFinding = svc.log.filter(({ accepted }) => !accepted).length;
-		console.log(`per-minute limit of 30 (Retry-After: ${retryAfter}): ${refusedWhileFinding} refusals while finding it, ${elapsed} ms for 90`);
-		expect(refusedWhileFinding).toBeLessThanOrEqual(30 + 25);
-		await sendAll(account, svc, 60);
+		const firstRefusal = svc.log.findIndex(({ accepted }) => !accepted);
+		const underWay = svc.log.filter(({ at, accepted }) => !accepted && at <= svc.log[firstRefusal].at + latencyMs).length;
+		console.log(`${limit} per ${windowMs} ms (Retry-After: ${retryAfter}): ${refusedWhileFinding} refusals while finding it (${underWay} under way at the first), ${elapsed} ms for ${3 * limit}, ${(elapsed / (2 * windowMs + 3 * latencyMs)).toFixed(2)}x ideal`);
+		expect(underWay).toBeLessThanOrEqual(64);
+		expect(refusedWhileFinding - underWay).toBeLessThanOrEqual(probes);
+		await sendAll(account, svc, 2 * limit);
 		expect(svc.log.filter(({ accepted }) => !accepted)).toHaveLength(refusedWhileFinding);
+	});
+
+	it.each([
+		// A whole-second Retry-After made the probe late: the round length it overshot is the window.
+		[1_050, 100, 1_000],
+		[2_050, 100, 2_000],
+		[60_900, 300, 60_000],
+		// Probes without Retry-After go at round lengths: taken as they are.
+		[5_000, 130, 5_000],
+		// No round length above the refusal and below the probe: the probe's time stands.
+		[1_150, 1_100, 1_150],
+	])('a pause whose probe was accepted %i ms after the oldest answer, refused at %i ms, teaches a window of %i ms', (upper, lower, window) => {
+		expect(learnedWindow(upper, lower)).toBe(window);
 	});
 
 	it('a stray refusal (a request started after it is accepted) teaches nothing', async () => {

@@ -236,8 +236,10 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 		sendCredentialsOnCrossOriginRedirect: false,
 		abortSignal: run.requestSignal,
 	};
+	let place: number | undefined;
 	for (let attemptNumber = 1; ; attemptNumber++) {
-		const ticket = await acquire(run, account, lane, attempt, attemptNumber > 1);
+		const ticket = await acquire(run, account, lane, attempt, place);
+		place = ticket.place;
 		let verdict: Verdict | undefined;
 		let next: Next;
 		try {
@@ -274,9 +276,9 @@ function nextStep(run: Run, attempt: Attempt, verdict: Verdict, attemptNumber: n
 }
 
 /** The scheduler's ticket for one attempt, or the error that ends the item's wait. */
-async function acquire(run: Run, account: Account, lane: RunLane, attempt: Attempt, retry: boolean): Promise<Ticket> {
+async function acquire(run: Run, account: Account, lane: RunLane, attempt: Attempt, place: number | undefined): Promise<Ticket> {
 	try {
-		return await account.acquire(lane, { retry });
+		return await account.acquire(lane, { place });
 	} catch (reason) {
 		throw waitEnded(run, attempt, reason);
 	}

@@ -10,20 +10,22 @@ import { sleep } from 'n8n-workflow';
  * 1. A place is taken only for one attempt: `acquire` gives a Ticket, and the caller finishes
  *    it exactly once with what the answer meant (a `finally` does). Nothing is held across a
  *    backoff or a pause, so no path can leave a place taken.
- * 2. A request tried again goes first (it keeps its place); then the run with the fewest
- *    requests under way (a one-item webhook execution is not queued behind a bulk run); then
- *    first come first served.
+ * 2. A request tried again goes first, at the place in line of its first try (refused sends
+ *    keep their order); then the run with the fewest requests under way (a one-item webhook
+ *    execution is not queued behind a bulk run); then first come first served.
  * 3. Concurrency: the number the user set, counted over the run (or every run sharing limits);
- *    otherwise Auto, an AIMD limit over the account: +1 per answer while the limit is in use
- *    and latency holds, x0.9 when latency rises well above its floor, x0.5 on a refusal.
+ *    otherwise Auto, an AIMD limit over the account: one request, 16 once it is answered, then
+ *    +1 per answer while the limit is in use and latency holds, x0.9 when latency rises well
+ *    above its floor or a request fails; a rate refusal is not congestion (rule 5 paces it).
  * 4. The user's per-second/per-minute limits: starts spaced evenly from the run's start and
  *    never more than the limit in any window (a request counts from its start until a window
  *    after its answer), as before.
  * 5. A rate refusal pauses the account. With Retry-After, until then; without, one probe goes
- *    at a time, after waits that grow from the oldest answer still counted toward the window the
- *    service has (it admits the next one once that answer leaves its window). An accepted probe
- *    ends the pause and teaches the limit: what the service accepted before it refused, per the
- *    time from the oldest of those to the probe. A pause in which a request started after the
+ *    at a time, each when the next round window length (1 s, 5 s, a minute, ...) has passed since
+ *    the oldest answer still counted toward the service's window (it admits the next one once
+ *    that answer leaves its window). An accepted probe ends the pause and teaches the limit: what
+ *    the service accepted before it refused, per the time from the oldest of those to the probe
+ *    (the round length below it, when a whole-second Retry-After made the probe late). A pause in which a request started after the
  *    refused one was accepted teaches nothing: a full window refuses everything after it, so
  *    that refusal was a stray one. From then on the account never has more than that many in
  *    such a window, in every run; the count creeps up by 5% after ten quiet windows (a plan may
@@ -57,6 +59,8 @@ export type Outcome =
 	| { type: 'unused' };
 
 export interface Ticket {
+	/** The request's place in line, from its first try: a try again passes it back to keep it. */
+	readonly place: number;
 	/** Once, when the attempt is over; later calls do nothing. */
 	finish(outcome: Outcome): void;
 }
@@ -184,14 +188,26 @@ const CATCH_UP_MS = 1_000;
 /** How long answers are kept: the longest window the node can learn (Max Wait's upper bound). */
 const KEPT_MS = 3_600_000;
 
-/** Auto concurrency: one request first (a refused key or an empty balance costs one call), doubling per round trip up to the cap that keeps the service and n8n safe. */
-export const AUTO_CONCURRENCY = { initial: 1, max: 64 } as const;
+/**
+ * Auto concurrency: one request first (a refused key or an empty balance costs one call); once
+ * an answer came back, 16 at once (Netflix's concurrency-limits start at 20), then doubling per
+ * round trip up to the cap that keeps the service and n8n safe.
+ */
+export const AUTO_CONCURRENCY = { initial: 1, opened: 16, max: 64 } as const;
 
 /**
- * Probing without Retry-After: the time since the oldest counted answer doubles until it is a
- * couple of seconds, then grows by a fifth, so a window is overshot by at most a fifth.
+ * The window lengths services count in, in seconds: round numbers, a second, a minute, an hour
+ * and the steps between, each at most half as long again as the one before. Without Retry-After a
+ * probe goes when the next of these has passed since the oldest counted answer, so a window of
+ * one of these lengths is met the moment it reopens, and any other is overshot by under a half (a third past 30 s).
  */
-const PROBE = { minimumMs: 250, fastUntilMs: 2_000, fast: 2, slow: 1.2 } as const;
+const ROUND_WINDOWS_MS = [
+	0.25, 0.5, 1, 1.5, 2, 3, 4, 5, 6, 7.5, 10, 12, 15, 20, 30, 40, 45, 60,
+	90, 120, 180, 240, 300, 360, 450, 600, 900, 1200, 1800, 2400, 2700, 3600,
+].map((seconds) => seconds * 1_000);
+
+/** Probes of one pause are at least this far apart. */
+const PROBE_MIN_GAP_MS = 250;
 
 /** A learned limit creeps up after this many quiet windows. */
 const CREEP_AFTER_WINDOWS = 10;
@@ -230,6 +246,8 @@ interface Pause {
 
 interface Waiter {
 	lane: RunLane;
+	/** Its place in line: from its first try when it is tried again. */
+	place: number;
 	retry: boolean;
 	grant(ticket: Ticket): void;
 	fail(error: unknown): void;
@@ -248,6 +266,8 @@ export class Account {
 	private latencySamples = 0;
 	learned?: LearnedLimit;
 	pause?: Pause;
+	/** Places given in line so far. */
+	private places = 0;
 	/** Starts so far: orders starts made in the same millisecond. */
 	private starts = 0;
 	/** When the last probe of the pause went. */
@@ -280,11 +300,11 @@ export class Account {
 	 * Waits until the run may start one request (see the rules above) and returns its Ticket.
 	 * Rejects with the signal's reason when the run stops, or LimitNotReopenedError.
 	 */
-	async acquire(lane: RunLane, { retry = false } = {}): Promise<Ticket> {
+	async acquire(lane: RunLane, { place }: { place?: number } = {}): Promise<Ticket> {
 		if (lane.signal.aborted) throw lane.signal.reason;
 		this.watch(lane.signal);
 		return await new Promise<Ticket>((grant, fail) => {
-			const waiter: Waiter = { lane, retry, grant, fail };
+			const waiter: Waiter = { lane, place: place ?? ++this.places, retry: place !== undefined, grant, fail };
 			this.queue.push(waiter);
 			this.poke();
 		});
@@ -306,13 +326,19 @@ export class Account {
 		);
 	}
 
+	/**
+	 * Something changed: the pump looks at the queue once the code that changed it has run (a
+	 * microtask later), so a refused request that goes again is back in line, at its place,
+	 * before anyone's turn is decided.
+	 */
 	private poke(): void {
 		this.wake?.abort();
-		if (!this.pumping) void this.pump();
+		if (this.pumping) return;
+		this.pumping = true;
+		queueMicrotask(() => void this.pump());
 	}
 
 	private async pump(): Promise<void> {
-		this.pumping = true;
 		try {
 			for (;;) {
 				const now = this.clock.now();
@@ -330,7 +356,7 @@ export class Account {
 					// Due within this millisecond: now (timers have no finer grain; every window keeps a margin of 5 ms or more).
 					if (at < now + 1) {
 						this.queue.splice(this.queue.indexOf(waiter), 1);
-						waiter.grant(this.start(waiter.lane, now));
+						waiter.grant(this.start(waiter, now));
 						granted = true;
 						break;
 					}
@@ -351,12 +377,9 @@ export class Account {
 		}
 	}
 
-	/** The queue in turn (rule 2): retries, then the runs with the fewest requests under way, then arrival. */
+	/** The queue in turn (rule 2): retries, then the runs with the fewest requests under way, then by place in line. */
 	private inTurn(): Waiter[] {
-		return this.queue
-			.map((waiter, position) => ({ waiter, position }))
-			.sort((a, b) => Number(b.waiter.retry) - Number(a.waiter.retry) || a.waiter.lane.own.inFlight - b.waiter.lane.own.inFlight || a.position - b.position)
-			.map(({ waiter }) => waiter);
+		return [...this.queue].sort((a, b) => Number(b.retry) - Number(a.retry) || a.lane.own.inFlight - b.lane.own.inFlight || a.place - b.place);
 	}
 
 	/** Counts that hold `lane`'s own limits: its run's, or the account's when shared (both are always kept). */
@@ -443,7 +466,7 @@ export class Account {
 		return answers.nthAfter(horizon, leaving) as number;
 	}
 
-	private start(lane: RunLane, now: number): Ticket {
+	private start({ lane, place }: Waiter, now: number): Ticket {
 		const own = this.countsOf(lane);
 		const seq = ++this.starts;
 		const probe = this.pause !== undefined;
@@ -460,6 +483,7 @@ export class Account {
 		this.counts.inFlight++;
 		let finished = false;
 		return {
+			place,
 			finish: (outcome) => {
 				if (finished) return;
 				finished = true;
@@ -540,22 +564,24 @@ export class Account {
 		return start - 1;
 	}
 
-	/** When the next probe may go: the time since the oldest counted answer grows (PROBE). */
+	/**
+	 * When the next probe may go: once the next round window length (or the learned one) has
+	 * passed since the oldest counted answer; past an hour, a fifth longer each time.
+	 */
 	private nextProbe(now: number): number {
 		const pause = this.pause!;
 		const elapsed = now - pause.oldest;
-		let at = pause.oldest + elapsed * (elapsed < PROBE.fastUntilMs ? PROBE.fast : PROBE.slow);
-		// With a learned window, not before it has passed since the oldest counted answer.
-		const learned = this.learned;
-		if (learned) at = Math.max(pause.oldest + learned.windowMs, Math.min(at, pause.oldest + learned.windowMs));
-		return Math.max(at, now + PROBE.minimumMs);
+		const learned = this.learned?.windowMs;
+		const round = ROUND_WINDOWS_MS.find((length) => length > elapsed) ?? elapsed * 1.2;
+		const length = learned !== undefined && learned > elapsed ? Math.min(learned, round) : round;
+		return Math.max(pause.oldest + length, now + PROBE_MIN_GAP_MS);
 	}
 
 	/** A probe was accepted: the pause ends, and what the service accepted before it teaches the limit. */
 	private reopened(probeStart: number, now: number): void {
 		const pause = this.pause!;
 		if (pause.accepted > 0 && !pause.stray) {
-			this.learned = { count: pause.accepted, windowMs: Math.max(1, probeStart - pause.oldest), since: now };
+			this.learned = { count: pause.accepted, windowMs: learnedWindow(probeStart - pause.oldest, pause.since - pause.oldest), since: now };
 		}
 		this.pause = undefined;
 		this.pausedUntil = 0;
@@ -577,13 +603,27 @@ export class Account {
 		this.latencyRecent = this.latencySamples === 1 ? latencyMs : this.latencyRecent * 0.8 + latencyMs * 0.2;
 		// The floor forgets slowly, so that a slower service is not taken for congestion for ever.
 		if (this.latencySamples % 256 === 0) this.latencyFloor = this.latencyRecent;
-		if (this.latencyRecent > 2.5 * this.latencyFloor + 20) {
+		if (this.latencySamples === 1) {
+			this.autoConcurrency = Math.max(this.autoConcurrency, AUTO_CONCURRENCY.opened);
+		} else if (this.latencyRecent > 2.5 * this.latencyFloor + 20) {
 			this.autoConcurrency = Math.max(1, Math.floor(this.autoConcurrency * 0.9));
 			this.latencyRecent = (this.latencyRecent + this.latencyFloor) / 2;
 		} else if (this.counts.inFlight + 1 >= this.autoConcurrency / 2) {
 			this.autoConcurrency = Math.min(AUTO_CONCURRENCY.max, this.autoConcurrency + 1);
 		}
 	}
+}
+
+/**
+ * The window a pause teaches: at most `upperMs` (the probe that went then was accepted) and more
+ * than `lowerMs` (a request was refused then). A Retry-After in whole seconds makes the probe
+ * late, so the round length between the two is taken when there is one: the service counts in
+ * one of those far more often than in the rounded-up wait it named.
+ */
+export function learnedWindow(upperMs: number, lowerMs: number): number {
+	let round: number | undefined;
+	for (const length of ROUND_WINDOWS_MS) if (length <= upperMs && length > lowerMs) round = length;
+	return Math.max(1, round ?? upperMs);
 }
 
 /** Accounts of this process, one per credential and API group; in memory only. */
