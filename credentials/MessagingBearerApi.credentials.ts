@@ -36,7 +36,8 @@ export class MessagingBearerApi implements ICredentialType {
 			default: '',
 			placeholder: 'e.g. https://api.example.com/api:AbC123',
 			description:
-				'Base URL of the direct send API (host + /api:&lt;group ID&gt;). Needed for Message → Send.',
+				'Base URL of the direct send API (host + /api:&lt;group ID&gt;), as the API section of your account dashboard shows it.',
+			hint: 'Needed for Message → Send; leave empty if you do not use it',
 		},
 		{
 			displayName: 'Template Send Base URL',
@@ -45,7 +46,8 @@ export class MessagingBearerApi implements ICredentialType {
 			default: '',
 			placeholder: 'e.g. https://api.example.com/api:DeF456',
 			description:
-				'Base URL of the template send API (host + /api:&lt;group ID&gt;). Needed for Message → Send Template.',
+				'Base URL of the template send API (host + /api:&lt;group ID&gt;), as the API section of your account dashboard shows it.',
+			hint: 'Needed for Message → Send Template; leave empty if you do not use it',
 		},
 		{
 			displayName: 'Templates Base URL',
@@ -54,7 +56,8 @@ export class MessagingBearerApi implements ICredentialType {
 			default: '',
 			placeholder: 'e.g. https://api.example.com/api:GhI789',
 			description:
-				'Base URL of the list templates API (host + /api:&lt;group ID&gt;). Needed for Template → Get Many and the template picker.',
+				'Base URL of the list templates API (host + /api:&lt;group ID&gt;), as the API section of your account dashboard shows it.',
+			hint: 'Needed for the template picker of Send Template, and Template → Get Many',
 		},
 		{
 			displayName: 'Sandbox Base URL',
@@ -62,7 +65,8 @@ export class MessagingBearerApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			placeholder: 'e.g. http://sandbox.example.com',
-			description: 'Base URL of the sandbox plants API (plain http is allowed). Needed for the Sandbox Plants node.',
+			description: 'Base URL of the sandbox plants API (plain http is allowed).',
+			hint: 'Needed for the Sandbox Plants node; leave empty if you do not use it',
 		},
 	];
 

@@ -40,7 +40,7 @@ export async function accountTemplates(this: IExecuteFunctions, run: Run, itemIn
 
 export interface TemplateVariable {
 	name: string;
-	/** What the editor shows: the words around the variable, and its name: "…appointment on {2}. (Body 2)" */
+	/** What the editor shows: its name, and the words around it: "Body 2: …appointment on {2}." */
 	label: string;
 }
 
@@ -137,8 +137,8 @@ function around(text: string, token: string, max: number): string | undefined {
 	return end < text.length ? `${head}${words.replace(/[\s.,;:!?]+$/, '')}…` : `${head}${words}`;
 }
 
-/** Room for the template's words in a variable's label (n8n 2.41 shows about 26 characters of it). */
-const LABEL_CONTEXT = 22;
+/** A variable's label, whole (n8n 2.41 shows about 26 characters of it). */
+const LABEL_LENGTH = 26;
 
 /** The variable names of each record already read: every item of a run asks for its template's. */
 const variableNamesOf = new WeakMap<TemplateRecord, string[]>();
@@ -179,9 +179,11 @@ const titleOf = (name: string) =>
 export function templateVariables(record: TemplateRecord): TemplateVariable[] {
 	const text = templateText(record);
 	return variableNames(record).map((name) => {
-		const context = around(text, readableToken(name), LABEL_CONTEXT);
-		// The words first: n8n cuts a field's label after about 26 characters at its default width.
-		return { name, label: context ? `${context} (${titleOf(name)})` : titleOf(name) };
+		const title = titleOf(name);
+		const context = around(text, readableToken(name), LABEL_LENGTH - title.length - 2);
+		// The name first, then the words around it: n8n cuts a field's label past about 26 characters
+		// at its default width and shows nothing more on hover, so the whole label fits in that.
+		return { name, label: context ? `${title}: ${context}` : title };
 	});
 }
 

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- not shipped: test code, run by Node outside n8n (README: Lint) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error, no-console -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * The editor, in headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core;
  * install it with scripts/e2e-install-chromium.sh): open a workflow whose Messaging node is
@@ -103,6 +103,8 @@ test('Send Template in the editor: template list, variables, Execute step', asyn
 		await page.goto(`${ctx.baseUrl}/workflow/${workflow.id}`);
 		const node = page.locator('[data-test-id="canvas-node"][data-node-name="Messaging"]');
 		await node.waitFor({ timeout: 60_000 });
+		// The canvas says what the node does, in words.
+		await expect.poll(async () => await node.innerText()).toContain('Send Template: Message');
 		await node.dblclick();
 		const ndv = page.locator('[data-test-id="ndv"]');
 		await ndv.waitFor();
@@ -149,13 +151,33 @@ test('Send Template in the editor: template list, variables, Execute step', asyn
 		await body1.waitFor({ timeout: 20_000 });
 		await body2.waitFor();
 		const mapper = ndv.locator('[data-test-id="resource-mapper-container"]');
-		// Each variable's label says where it goes in the template's text.
-		const labels = (await mapper.innerText()).replace(/[ \t]+/g, ' ');
-		expect(labels).toContain('Hello {1}, this is a… (Body 1)');
-		expect(labels).toContain('…appointment on {2}. (Body 2)');
-		expect(labels.indexOf('(Body 1)')).toBeLessThan(labels.indexOf('(Body 2)'));
+		// Each variable's label names it and says where it goes in the template's text, whole: n8n
+		// cuts a label that does not fit its column (and shows nothing more on hover).
+		const labels = await mapper.locator('[data-test-id="input-label"] label').evaluateAll((elements) =>
+			elements.map((label) => ({
+				// The label's words; the Fixed/Expression switch beside them is not part of it.
+				text: (label.textContent ?? '').replace(/\s+/g, ' ').replace(/ ?Fixed ?Expression$/, '').trim(),
+				cut: [label, ...label.querySelectorAll('*')].some((element) => element.scrollWidth > element.clientWidth + 1),
+			})),
+		);
+		console.log(`variable labels: ${JSON.stringify(labels)}`);
+		expect(labels.map(({ text }) => text)).toEqual(['Variables', 'Body 1: Hello {1}, this is…', 'Body 2: …on {2}.']);
+		expect(labels.filter(({ cut }) => cut)).toEqual([]);
 		expect(await ndv.locator('[data-test-id="parameter-input-media"]').count()).toBe(0);
+
+		// Executed with Body 2 empty: what the user is told names the field as its label reads.
 		await body1.fill('Ada Lovelace');
+		await page.waitForTimeout(300);
+		await ndv.locator('[data-test-id="node-execute-button"]').click();
+		const told = page.locator('.el-notification, [data-test-id="output-panel"]');
+		await expect
+			.poll(async () => (await told.allInnerTexts()).join('\n'), { timeout: 30_000 })
+			.toMatch(/Body 2: …on \{2\}\./);
+		console.log(`empty variable: ${(await told.allInnerTexts()).join(' | ').replace(/\s+/g, ' ').slice(0, 400)}`);
+		expect(await templateSends()).toEqual([]);
+		await shoot(page, 'editor-empty-variable.png');
+		await page.locator('.el-notification .el-notification__closeBtn').evaluateAll((buttons) => buttons.forEach((button) => (button as unknown as { click(): void }).click()));
+
 		await body2.fill('Friday 10:30');
 		await page.waitForTimeout(300);
 		await shoot(page, 'editor-template-variables.png');

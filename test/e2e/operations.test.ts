@@ -341,8 +341,8 @@ describe('what the editor loads through the server', () => {
 			},
 		);
 		expect(fields.fields.map((f) => [f.id, f.displayName, f.required])).toEqual([
-			['body1', 'Hello {1}, this is a… (Body 1)', true],
-			['body2', '…appointment on {2}. (Body 2)', true],
+			['body1', 'Body 1: Hello {1}, this is…', false],
+			['body2', 'Body 2: …on {2}.', false],
 		]);
 
 		// order_confirmation: three bodies, a media header and a button URL parameter.

@@ -84,7 +84,7 @@ describe('Send Template against the live template', () => {
 		});
 		await expectFailedBeforeSending(
 			execution,
-			'Variables (variables): template "recordatorio_pago" needs a value for "…de {2} vence el {3}. (Body 3)"; it takes body1, body2, body3 [item 1]',
+			'Variables (variables): template "recordatorio_pago" needs a value for "Body 3: …{2} vence el {3}."; it takes body1, body2, body3 [item 1]',
 		);
 	});
 
@@ -94,7 +94,7 @@ describe('Send Template against the live template', () => {
 		const { execution, workflow } = await runNode(e2e, node);
 		await expectFailedBeforeSending(
 			execution,
-			'Variables (variables): template "appointment_reminder" needs a value for "…on {2} is at {3}. (Body 3)"; it takes body1, body2, body3 [item 0]',
+			'Variables (variables): template "appointment_reminder" needs a value for "Body 3: …on {2} is at {3}."; it takes body1, body2, body3 [item 0]',
 		);
 		// The saved workflow keeps what the editor saved; the live template is what is enforced.
 		const saved = await e2e.rest.getWorkflow(workflow.id);

@@ -47,8 +47,8 @@ describe('template variables (resource mapper)', () => {
 	it("shows the picked template's body variables", async () => {
 		const result = await fieldsOf(APPOINTMENT_REMINDER);
 		expect(result.fields.map((field) => [field.id, field.displayName, field.required, field.type])).toEqual([
-			['body1', 'Hello {1}, this is a… (Body 1)', true, 'string'],
-			['body2', '…appointment on {2}. (Body 2)', true, 'string'],
+			['body1', 'Body 1: Hello {1}, this is…', false, 'string'],
+			['body2', 'Body 2: …on {2}.', false, 'string'],
 		]);
 	});
 

@@ -63,7 +63,7 @@ describe('a template chosen by an expression', () => {
 		]);
 		expect(run.error?.name).toBe('NodeOperationError');
 		expect(run.error?.message).toBe(
-			'Variables (variables): template "recordatorio_pago" needs a value for "…de {2} vence el {3}. (Body 3)"; it takes body1, body2, body3 [item 1]',
+			'Variables (variables): template "recordatorio_pago" needs a value for "Body 3: …{2} vence el {3}."; it takes body1, body2, body3 [item 1]',
 		);
 		expectNothingSent();
 	});
@@ -87,7 +87,7 @@ describe('a saved schema that no longer matches the template', () => {
 
 		changeTemplate(emulator(), APPOINTMENT_REMINDER, 'Hello [b:1], your appointment on [b:2] is at [b:3].');
 		const run = await runMessaging(emulator(), savedWithTwo(), [{}]);
-		expect(run.error?.message).toBe('Variables (variables): template "appointment_reminder" needs a value for "…on {2} is at {3}. (Body 3)"; it takes body1, body2, body3 [item 0]');
+		expect(run.error?.message).toBe('Variables (variables): template "appointment_reminder" needs a value for "Body 3: …on {2} is at {3}."; it takes body1, body2, body3 [item 0]');
 		expectNothingSent();
 	});
 
@@ -107,9 +107,9 @@ describe('a saved schema that no longer matches the template', () => {
 			method: 'getTemplateVariables',
 		});
 		expect(fields.fields.map((field) => [field.id, field.displayName])).toEqual([
-			['body1', 'Hello {1}, your… (Body 1)'],
-			['body2', '…appointment on {2} is… (Body 2)'],
-			['body3', '…on {2} is at {3}. (Body 3)'],
+			['body1', 'Body 1: Hello {1}, your…'],
+			['body2', 'Body 2: …on {2} is…'],
+			['body3', 'Body 3: …on {2} is at {3}.'],
 		]);
 	});
 });

@@ -37,18 +37,18 @@ describe('templateText: the template as a person reads it', () => {
 describe('variable labels: where each variable goes', () => {
 	it('the words around its own placeholder, mostly those before it, then its name', () => {
 		expect(labels(record('Hello [b:1], this is a reminder of your appointment on [b:2].', { variable_counts: 2 }))).toEqual([
-			'Hello {1}, this is a… (Body 1)',
-			'…appointment on {2}. (Body 2)',
+			'Body 1: Hello {1}, this is…',
+			'Body 2: …on {2}.',
 		]);
 		expect(labels(record('[m:media] Hi [b:1]. Track it: [u:visit_website]', { variable_counts: 3 }))).toEqual([
-			'{media} Hi {1}. Track… (Body 1)',
-			'{media} Hi {1}. Track… (Media URL)',
-			'…{1}. Track it: {link} (Button link)',
+			'Body 1: {media} Hi {1}…',
+			'Media URL: {media} Hi {1}…',
+			'Button link: …it: {link}',
 		]);
 	});
 
 	it('a short text whole; just the name when the text does not show the placeholder', () => {
-		expect(labels(record('Hi {{1}}, pay {{2}}', { variable_counts: 2 }))).toEqual(['Hi {1}, pay {2} (Body 1)', 'Hi {1}, pay {2} (Body 2)']);
+		expect(labels(record('Hi {{1}}, pay {{2}}', { variable_counts: 2 }))).toEqual(['Body 1: Hi {1}, pay {2}', 'Body 2: Hi {1}, pay {2}']);
 		expect(labels(record('No placeholders shown', { variable_counts: 2 }))).toEqual(['Body 1', 'Body 2']);
 		expect(labels(record(undefined, { variable_counts: 1 }))).toEqual(['Body 1']);
 	});

@@ -19,7 +19,10 @@ export async function getTemplateVariables(this: ILoadOptionsFunctions): Promise
 		fields: variables.map((variable) => ({
 			id: variable.name,
 			displayName: variable.label,
-			required: true,
+			// Every variable needs a value, and the node says so before sending, naming the field as
+			// its label reads. Marked required, n8n's editor would refuse to run with its own message,
+			// which names the variable's key ('Variable "body2" is required'), not what the user sees.
+			required: false,
 			defaultMatch: false,
 			canBeUsedToMatch: false,
 			display: true,
