@@ -157,7 +157,7 @@ test('Send Template in the editor: template list, variables, Execute step', asyn
 			elements.map((label) => ({
 				// The label's words; the Fixed/Expression switch beside them is not part of it.
 				text: (label.textContent ?? '').replace(/\s+/g, ' ').replace(/ ?Fixed ?Expression$/, '').trim(),
-				cut: [label, ...label.querySelectorAll('*')].some((element) => element.scrollWidth > element.clientWidth + 1),
+				cut: [label, ...Array.from(label.querySelectorAll('*'))].some((element) => element.scrollWidth > element.clientWidth + 1),
 			})),
 		);
 		console.log(`variable labels: ${JSON.stringify(labels)}`);
