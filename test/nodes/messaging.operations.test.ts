@@ -143,7 +143,7 @@ describe('Message → Send Template', () => {
 		expect(unknown.error?.name).toBe('NodeOperationError');
 		expect(unknown.error?.message).toMatch(/no variable "body9"; it takes body1, body2/);
 		const missing = await runMessaging(emulator(), { ...base, variables: mapperValue({ body1: 'a', body2: '' }) }, [{}]);
-		expect(missing.error?.message).toMatch(/needs a value for "…appointment on \{2\}\. \(Body 2\)"/);
+		expect(missing.error?.message).toMatch(/needs a value for "Body 2: …on \{2\}\."/);
 		const notText = await runMessaging(emulator(), { ...base, variables: mapperValue({ body1: '={{ $json.o }}', body2: 'b' }) }, [
 			{ o: { nested: true } },
 		]);
@@ -196,7 +196,7 @@ describe('Message → Send Template checks each item against the live template, 
 		['an unknown template ID', '0f0e0d0c-0b0a-4909-8807-060504030201', {}, /Template \(template\): no template with ID 0f0e0d0c-0b0a-4909-8807-060504030201 in this account.*\[item 1\]/],
 		['a REJECTED template', SPRING_SALE, { body1: 'x' }, /Template \(template\): "spring_sale" is REJECTED, not APPROVED.*\[item 1\]/],
 		['a PENDING template', FEATURE_ANNOUNCEMENT, {}, /"feature_announcement" is PENDING, not APPROVED.*\[item 1\]/],
-		['a missing variable', APPOINTMENT_REMINDER, { body1: 'x' }, /template "appointment_reminder" needs a value for "…appointment on \{2\}\. \(Body 2\)"; it takes body1, body2 \[item 1\]/],
+		['a missing variable', APPOINTMENT_REMINDER, { body1: 'x' }, /template "appointment_reminder" needs a value for "Body 2: …on \{2\}\."; it takes body1, body2 \[item 1\]/],
 		['an unknown variable', APPOINTMENT_REMINDER, { body1: 'x', body2: 'y', body3: 'z' }, /template "appointment_reminder" has no variable "body3"; it takes body1, body2 \[item 1\]/],
 	] as const)('refuses %s: a NodeOperationError naming the item, the template and what it takes; nothing sent', async (_, id, values, message) => {
 		// Item 0 is valid: without Continue On Fail the bad item 1 stops the run before item 0 is sent.
@@ -235,7 +235,7 @@ describe('Message → Send Template checks each item against the live template, 
 		const stale = await runMessaging(emulator(), { ...base, template: byId(APPOINTMENT_REMINDER), variables: mapperValue({ body1: 'a' }) }, [
 			{ phone: '+14155550100' },
 		]);
-		expect(stale.error?.message).toMatch(/needs a value for "[^"]*\(Body 2\)"; it takes body1, body2/);
+		expect(stale.error?.message).toMatch(/needs a value for "Body 2: [^"]*"; it takes body1, body2/);
 		// The saved mapper lists body9 as a field: the live template has no such variable.
 		const extra = await runMessaging(
 			emulator(),

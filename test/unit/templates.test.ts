@@ -84,7 +84,7 @@ describe('checkTemplate: the item against the live template', () => {
 	});
 
 	it('refuses missing and unknown variables, saying what the template takes', () => {
-		expect(() => check(record({}), { body1: 'a', body2: ' ' })).toThrow(/needs a value for "…\{1\}, see you on \{2\}\. \(Body 2\)"; it takes body1, body2 \[item 3\]/);
+		expect(() => check(record({}), { body1: 'a', body2: ' ' })).toThrow(/needs a value for "Body 2: …see you on \{2\}\."; it takes body1, body2 \[item 3\]/);
 		expect(() => check(record({}), { body1: 'a', body2: 'b', Body1: 'c' })).toThrow(/has no variable "Body1"; it takes body1, body2/);
 		expect(() => check(record({ variable_counts: 0, template_formate: 'Hi' }), { body1: 'a' })).toThrow(/it takes no variables/);
 	});
