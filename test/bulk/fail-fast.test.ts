@@ -5,20 +5,12 @@
  * first failure ends the run: later items are not sent.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { startEmulator, type Emulator } from '../emulator';
 import { bulkItems, errorText, pairingProblems, phoneOf, runDirectSend, runOperation, sendRequests } from './support';
+import { useEmulator } from '../emulator/use';
 
-let emulator: Emulator;
-
-beforeAll(async () => {
-	emulator = await startEmulator({ seed: 3 });
-});
-afterAll(async () => {
-	await emulator?.close();
-});
-beforeEach(() => emulator.reset());
+const emulator = useEmulator({ seed: 3 });
 
 interface HaltCase {
 	name: string;

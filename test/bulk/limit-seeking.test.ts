@@ -10,25 +10,18 @@
  * windows and a few answers). A later run of the same credential gets no refusal at all.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { startEmulator, type Emulator, type RateLimitFault } from '../emulator';
+import type { RateLimitFault } from '../emulator';
 import { runNode } from '../harness';
 import { bulkItems, directSendParameters, errorText, pairingProblems, sendRequests, type SendOptions } from './support';
+import { useEmulator } from '../emulator/use';
 
 const LIMIT = 10;
 const WINDOW_MS = 5_000;
 const LATENCY_MS = 20;
 
-let emulator: Emulator;
-
-beforeAll(async () => {
-	emulator = await startEmulator({ seed: 3 });
-});
-afterAll(async () => {
-	await emulator?.close();
-});
-beforeEach(() => emulator.reset());
+const emulator = useEmulator({ seed: 3 });
 
 /** One execution of Messaging → Send with `options` (none: the defaults), for one credential. */
 async function execution(items: IDataObject[], credentialId: string, options: SendOptions = {}) {

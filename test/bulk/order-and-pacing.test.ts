@@ -3,21 +3,13 @@
  * Deterministic bulk runs (scripted faults): output order, send order at concurrency 1,
  * pacing (Max Requests Per Second) and Max Concurrent Requests, measured at the emulator.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { startEmulator, type Emulator } from '../emulator';
 import { runNode } from '../harness';
 import { bulkItems, deliveryKey, directSendParameters, pairingProblems, phoneOf, runDirectSend, sendRequests, textOf } from './support';
+import { useEmulator } from '../emulator/use';
 
-let emulator: Emulator;
-
-beforeAll(async () => {
-	emulator = await startEmulator({ seed: 11 });
-});
-afterAll(async () => {
-	await emulator?.close();
-});
-beforeEach(() => emulator.reset());
+const emulator = useEmulator({ seed: 11 });
 
 const deliveredRecipients = () => emulator.deliveries.map((delivery) => delivery.recipient);
 const inputOrder = (count: number) => Array.from({ length: count }, (_, index) => phoneOf(index));

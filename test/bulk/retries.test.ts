@@ -7,9 +7,9 @@
  *   - reads and deletes ARE retried after a 5xx or a timeout;
  *   - "Retry Sends After Server Errors" retries sends (at-least-once, by choice).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { startEmulator, type Emulator, type RequestRecord } from '../emulator';
+import { startEmulator,  type RequestRecord } from '../emulator';
 import { runNode } from '../harness';
 import {
 	MAY_HAVE_BEEN_DELIVERED,
@@ -23,16 +23,9 @@ import {
 	runOperation,
 	sendRequests,
 } from './support';
+import { useEmulator } from '../emulator/use';
 
-let emulator: Emulator;
-
-beforeAll(async () => {
-	emulator = await startEmulator({ seed: 5 });
-});
-afterAll(async () => {
-	await emulator?.close();
-});
-beforeEach(() => emulator.reset());
+const emulator = useEmulator({ seed: 5 });
 
 const requestsTo = (api: RequestRecord['api']) => emulator.requests.filter((request) => request.api === api);
 const phoneOfRequest = (request: RequestRecord) => (request.body as { phone: string }).phone;

@@ -24,9 +24,9 @@
  * SOAK_N=10000 npx vitest run test/bulk/soak.test.ts   runs a bigger soak (default 2,000).
  */
 import type { IDataObject } from 'n8n-workflow';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { startEmulator, type Emulator, type Outcome, type RequestRecord } from '../emulator';
+import type { Outcome, RequestRecord } from '../emulator';
 import {
 	MAY_HAVE_BEEN_DELIVERED,
 	bulkItems,
@@ -38,6 +38,7 @@ import {
 	runDirectSend,
 	textOf,
 } from './support';
+import { useEmulator } from '../emulator/use';
 
 const N = Number(process.env.SOAK_N ?? 2_000);
 const SEED = Number(process.env.SOAK_SEED ?? 20_240_611);
@@ -81,14 +82,7 @@ const TERMINAL: Partial<Record<Outcome, { delivered: 0 | 1; error?: RegExp; mayH
 	'wrong-shape-200': { delivered: 0, error: /^Unexpected answer from .*\(HTTP 200, JSON of another shape\)/, mayHaveBeenDelivered: () => true },
 };
 
-let emulator: Emulator;
-
-beforeAll(async () => {
-	emulator = await startEmulator({ seed: SEED });
-});
-afterAll(async () => {
-	await emulator?.close();
-});
+const emulator = useEmulator({ seed: SEED, resetEachTest: false });
 
 describe(`fault soak: ${N} direct sends, Continue On Fail, concurrency ${CONCURRENCY}`, () => {
 	it(

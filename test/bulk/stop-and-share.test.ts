@@ -10,21 +10,14 @@
  *   cancelled execution leaves the queue at once.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
-import { startEmulator, type Emulator, type RequestRecord } from '../emulator';
+import type { RequestRecord } from '../emulator';
 import { runNode } from '../harness';
 import { bulkItems, directSendParameters, pairingProblems, phoneOf, sendRequests, type SendOptions } from './support';
+import { useEmulator } from '../emulator/use';
 
-let emulator: Emulator;
-
-beforeAll(async () => {
-	emulator = await startEmulator({ seed: 17 });
-});
-afterAll(async () => {
-	await emulator?.close();
-});
-beforeEach(() => emulator.reset());
+const emulator = useEmulator({ seed: 17 });
 
 interface ExecutionOptions {
 	items: IDataObject[];

@@ -1,17 +1,11 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- not shipped: test code, run by Node outside n8n (README: Lint) */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from './index';
+import { describe, expect, it } from 'vitest';
+import { startEmulator } from './index';
 import { call, clientFor, PHONE } from './testClient';
+import { useEmulator } from './use';
 
-let emulator: Emulator;
-let api: ReturnType<typeof clientFor>;
-
-beforeAll(async () => {
-	emulator = await startEmulator({ seed: 7 });
-	api = clientFor(emulator);
-});
-afterAll(() => emulator.close());
-beforeEach(() => emulator.reset());
+const emulator = useEmulator({ seed: 7 });
+const api = clientFor(emulator);
 
 const text = (n: number) => ({ phone: PHONE, text: `message ${n}` });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

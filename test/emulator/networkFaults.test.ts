@@ -4,19 +4,13 @@
  * through a raw node:http client on loopback, so each error is the one a transport sees.
  */
 import { request } from 'node:http';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator, type ScriptStep } from './index';
+import { describe, expect, it } from 'vitest';
+import { startEmulator,  type ScriptStep } from './index';
 import { call, clientFor, PHONE } from './testClient';
+import { useEmulator } from './use';
 
-let emulator: Emulator;
-let api: ReturnType<typeof clientFor>;
-
-beforeAll(async () => {
-	emulator = await startEmulator({ seed: 11 });
-	api = clientFor(emulator);
-});
-afterAll(() => emulator.close());
-beforeEach(() => emulator.reset());
+const emulator = useEmulator({ seed: 11 });
+const api = clientFor(emulator);
 
 interface RawAnswer {
 	status: number;

@@ -3,19 +3,12 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from './index';
+import { describe, expect, it } from 'vitest';
 import { call, clientFor, PHONE } from './testClient';
+import { useEmulator } from './use';
 
-let emulator: Emulator;
-let api: ReturnType<typeof clientFor>;
-
-beforeAll(async () => {
-	emulator = await startEmulator();
-	api = clientFor(emulator);
-});
-afterAll(() => emulator.close());
-beforeEach(() => emulator.reset());
+const emulator = useEmulator();
+const api = clientFor(emulator);
 
 describe('emulator object', () => {
 	it('exposes the URL, base URLs and credentials in the credential types’ fields', () => {

@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from './index';
+import { describe, expect, it } from 'vitest';
 import { call, clientFor } from './testClient';
+import { useEmulator } from './use';
 
-let emulator: Emulator;
-let api: ReturnType<typeof clientFor>;
-
-beforeAll(async () => {
-	emulator = await startEmulator();
-	api = clientFor(emulator);
-});
-afterAll(() => emulator.close());
-beforeEach(() => emulator.reset());
+const emulator = useEmulator();
+const api = clientFor(emulator);
 
 const SEEDED = [
 	{ name: 'Monstera', tag: 'tropical' },

@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator, type TemplateRecord } from './index';
+import { describe, expect, it } from 'vitest';
+import type { TemplateRecord } from './index';
 import { call, clientFor, PHONE } from './testClient';
+import { useEmulator } from './use';
 
-let emulator: Emulator;
-let api: ReturnType<typeof clientFor>;
-
-beforeAll(async () => {
-	emulator = await startEmulator();
-	api = clientFor(emulator);
-});
-afterAll(() => emulator.close());
-beforeEach(() => emulator.reset());
+const emulator = useEmulator();
+const api = clientFor(emulator);
 
 const byName = (name: string): TemplateRecord => {
 	const found = emulator.templates.find((t) => t.name === name);

@@ -47,37 +47,39 @@ export async function call(url: string, options: CallOptions = {}): Promise<Answ
 }
 
 /** Ready-made calls with the right credentials; `headers` overrides them. */
+/** A client of `emulator`'s APIs; it reads the emulator's addresses and keys at each call, so it may be made before the emulator starts. */
 export function clientFor(emulator: Emulator) {
-	const { credentials: c, tokens } = emulator;
-	const bearer = { authorization: `Bearer ${tokens.bearer}` };
 	const pick = (base: Record<string, string>, override?: Record<string, string>) => override ?? base;
+	const bearer = () => ({ authorization: `Bearer ${emulator.tokens.bearer}` });
 	return {
-		bearer,
+		get bearer() {
+			return bearer();
+		},
 		send: (json: unknown, headers?: Record<string, string>) =>
-			call(`${c.messagingBearerApi.sendBaseUrl}/send`, { json, headers: pick(bearer, headers) }),
+			call(`${emulator.credentials.messagingBearerApi.sendBaseUrl}/send`, { json, headers: pick(bearer(), headers) }),
 		sendTemplate: (json: unknown, headers?: Record<string, string>) =>
-			call(`${c.messagingBearerApi.templateSendBaseUrl}/send_template_message_by_api`, {
+			call(`${emulator.credentials.messagingBearerApi.templateSendBaseUrl}/send_template_message_by_api`, {
 				json,
-				headers: pick(bearer, headers),
+				headers: pick(bearer(), headers),
 			}),
 		listTemplates: (headers?: Record<string, string>) =>
-			call(`${c.messagingBearerApi.templatesBaseUrl}/get_templates`, { headers: pick(bearer, headers) }),
+			call(`${emulator.credentials.messagingBearerApi.templatesBaseUrl}/get_templates`, { headers: pick(bearer(), headers) }),
 		dashboard: (json: unknown, headers?: Record<string, string>) =>
-			call(`${c.messagingAuthorizationKeyApi.dashboardUrl}/api/messaging/messages/v2.0.0/send`, {
+			call(`${emulator.credentials.messagingAuthorizationKeyApi.dashboardUrl}/api/messaging/messages/v2.0.0/send`, {
 				json,
-				headers: pick({ authorization: tokens.dashboardKey }, headers),
+				headers: pick({ authorization: emulator.tokens.dashboardKey }, headers),
 			}),
 		alternative: (json: unknown, headers?: Record<string, string>) =>
-			call(`${c.messagingXApiKeyApi.apiUrl}/v1/messages`, {
+			call(`${emulator.credentials.messagingXApiKeyApi.apiUrl}/v1/messages`, {
 				json,
-				headers: pick({ 'x-api-key': tokens.alternativeKey }, headers),
+				headers: pick({ 'x-api-key': emulator.tokens.alternativeKey }, headers),
 			}),
 		createPlant: (json: unknown, headers?: Record<string, string>) =>
-			call(`${c.messagingBearerApi.sandboxBaseUrl}/plants`, { json, headers: pick(bearer, headers) }),
+			call(`${emulator.credentials.messagingBearerApi.sandboxBaseUrl}/plants`, { json, headers: pick(bearer(), headers) }),
 		listPlants: (query = '', headers?: Record<string, string>) =>
-			call(`${c.messagingBearerApi.sandboxBaseUrl}/plants${query}`, { headers: pick(bearer, headers) }),
+			call(`${emulator.credentials.messagingBearerApi.sandboxBaseUrl}/plants${query}`, { headers: pick(bearer(), headers) }),
 		deletePlant: (id: string | number, headers?: Record<string, string>) =>
-			call(`${c.messagingBearerApi.sandboxBaseUrl}/plants/${id}`, { method: 'DELETE', headers: pick(bearer, headers) }),
+			call(`${emulator.credentials.messagingBearerApi.sandboxBaseUrl}/plants/${id}`, { method: 'DELETE', headers: pick(bearer(), headers) }),
 		control: (name: string, json?: unknown) => call(`${emulator.url}/__emulator/${name}`, { json }),
 	};
 }

@@ -1,17 +1,10 @@
 /* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- not shipped: test code, run by Node outside n8n (README: Lint) */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from './index';
+import { describe, expect, it } from 'vitest';
 import { call, clientFor, PHONE } from './testClient';
+import { useEmulator } from './use';
 
-let emulator: Emulator;
-let api: ReturnType<typeof clientFor>;
-
-beforeAll(async () => {
-	emulator = await startEmulator();
-	api = clientFor(emulator);
-});
-afterAll(() => emulator.close());
-beforeEach(() => emulator.reset());
+const emulator = useEmulator();
+const api = clientFor(emulator);
 
 describe('dashboard send (v2)', () => {
 	it('200 {success, message, details.messages} and a delivery', async () => {

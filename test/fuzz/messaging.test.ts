@@ -6,9 +6,8 @@
  * templates comes first). See ./support.ts for the property and the model.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 
-import { startEmulator, type Emulator } from '../emulator';
 import {
 	MISSING,
 	anyString,
@@ -26,15 +25,9 @@ import {
 	Tally,
 	type Input,
 } from './support';
+import { useEmulator } from '../emulator/use';
 
-let emulator: Emulator;
-
-beforeAll(async () => {
-	emulator = await startEmulator({ seed: 17 });
-});
-afterAll(async () => {
-	await emulator?.close();
-});
+const emulator = useEmulator({ seed: 17, resetEachTest: false });
 
 /** Several dimensions that each refuse a share of inputs: keep enough fully valid combinations. */
 const mostlyValidPhone = fc.oneof({ weight: 3, arbitrary: fc.constantFrom('+14155550123', '+44 20 7946 0958', '0049 (151) 234-5678') }, { weight: 3, arbitrary: phoneInput });

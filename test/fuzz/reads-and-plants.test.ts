@@ -5,9 +5,8 @@
  * are), so those properties use one-item runs. See ./support.ts for the property.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { startEmulator, type Emulator } from '../emulator';
 import {
 	MISSING,
 	Tally,
@@ -23,15 +22,9 @@ import {
 	wrongType,
 	type Input,
 } from './support';
+import { useEmulator } from '../emulator/use';
 
-let emulator: Emulator;
-
-beforeAll(async () => {
-	emulator = await startEmulator({ seed: 23 });
-});
-afterAll(async () => {
-	await emulator?.close();
-});
+const emulator = useEmulator({ seed: 23, resetEachTest: false });
 
 const PATH = {
 	templates: '/api:tpl2d4e/get_templates',

@@ -29,14 +29,14 @@ describe('authenticate', () => {
 
 describe('credential tests never send a message', () => {
 	it('Bearer: lists templates with the token', async () => {
-		const ok = await callCredentialTest({ nodeType: 'messaging', credentialType: 'messagingBearerApi', data: emulator().credentials.messagingBearerApi });
+		const ok = await callCredentialTest({ nodeType: 'messaging', credentialType: 'messagingBearerApi', data: emulator.credentials.messagingBearerApi });
 		expect(ok.status).toBe('OK');
-		expect(emulator().requests[0]).toMatchObject({ api: 'templates', method: 'GET' });
-		expect(emulator().requests[0].headers.authorization).toBe(`Bearer ${emulator().tokens.bearer}`);
+		expect(emulator.requests[0]).toMatchObject({ api: 'templates', method: 'GET' });
+		expect(emulator.requests[0].headers.authorization).toBe(`Bearer ${emulator.tokens.bearer}`);
 		const wrong = await callCredentialTest({
 			nodeType: 'messaging',
 			credentialType: 'messagingBearerApi',
-			data: { ...emulator().credentials.messagingBearerApi, accessToken: 'wrong-token-0000' },
+			data: { ...emulator.credentials.messagingBearerApi, accessToken: 'wrong-token-0000' },
 		});
 		expect(wrong.status).toBe('Error');
 		expect(wrong.message).toMatch(/The key was refused \(HTTP 401\)/);
@@ -46,31 +46,31 @@ describe('credential tests never send a message', () => {
 		const short = await callCredentialTest({
 			nodeType: 'messaging',
 			credentialType: 'messagingBearerApi',
-			data: { ...emulator().credentials.messagingBearerApi, accessToken: 'k3y42' },
+			data: { ...emulator.credentials.messagingBearerApi, accessToken: 'k3y42' },
 		});
 		expect(short).toEqual({ status: 'Error', message: expect.stringMatching(/^Not tested: the key is 5 characters long; a key shorter than 8/) });
-		expect(emulator().requests).toEqual([]);
+		expect(emulator.requests).toEqual([]);
 	});
 
 	it('Bearer with only a sandbox URL: lists one plant', async () => {
-		const { accessToken, sandboxBaseUrl } = emulator().credentials.messagingBearerApi;
+		const { accessToken, sandboxBaseUrl } = emulator.credentials.messagingBearerApi;
 		const ok = await callCredentialTest({
 			nodeType: 'sandboxPlants',
 			credentialType: 'messagingBearerApi',
 			data: { accessToken, sandboxBaseUrl: `${sandboxBaseUrl}/` },
 		});
 		expect(ok.status).toBe('OK');
-		expect(emulator().requests[0]).toMatchObject({ api: 'plantsList', method: 'GET', path: '/sandbox/plants', query: { limit: '1' } });
+		expect(emulator.requests[0]).toMatchObject({ api: 'plantsList', method: 'GET', path: '/sandbox/plants', query: { limit: '1' } });
 	});
 
 	it.each([
 		['messagingAuthorizationKeyApi', 'dashboard', (key: string) => ({ authorization: key })],
 		['messagingXApiKeyApi', 'alternative', (key: string) => ({ 'x-api-key': key })],
 	] as const)('%s: an empty-body probe, key accepted on a body refusal and refused on 401', async (type, api, header) => {
-		const data = emulator().credentials[type];
+		const data = emulator.credentials[type];
 		const ok = await callCredentialTest({ nodeType: 'messaging', credentialType: type, data });
 		expect(ok).toEqual({ status: 'OK', message: 'Key accepted' });
-		const [probe] = emulator().requests;
+		const [probe] = emulator.requests;
 		expect(probe).toMatchObject({ api, method: 'POST', body: {} });
 		expect(probe.headers).toMatchObject(header(String(data.apiKey)));
 		expect(probe.status).toBe(400);
@@ -79,7 +79,7 @@ describe('credential tests never send a message', () => {
 		expect(wrong.status).toBe('Error');
 		expect(wrong.message).toMatch(/The key was refused \(HTTP 401\)/);
 		expect(wrong.message).not.toContain('wrong-key');
-		expect(emulator().deliveries).toHaveLength(0);
+		expect(emulator.deliveries).toHaveLength(0);
 	});
 
 	it('Bearer: refuses a plain http Templates Base URL off loopback before the token leaves', async () => {
@@ -110,16 +110,16 @@ describe('credential tests hold against answers we did not design for', () => {
 	] as const;
 
 	it.each(cases)('%s: a 307 redirect is not followed; nothing reaches the second origin', async (credentialType, nodeType) => {
-		emulator().setFaults({ script: ['redirect-307'] });
-		const result = await callCredentialTest({ nodeType, credentialType, data: emulator().credentials[credentialType] });
+		emulator.setFaults({ script: ['redirect-307'] });
+		const result = await callCredentialTest({ nodeType, credentialType, data: emulator.credentials[credentialType] });
 		expect(result.status).toBe('Error');
 		expect(result.message).toMatch(/HTTP 307, a redirect; redirects are not followed/);
-		expect(emulator().trapRequests).toEqual([]);
+		expect(emulator.trapRequests).toEqual([]);
 	});
 
 	it.each(cases)('%s: a service that echoes the key does not get it into the message', async (credentialType, nodeType) => {
-		emulator().setFaults({ script: ['echo-key'] });
-		const data = emulator().credentials[credentialType];
+		emulator.setFaults({ script: ['echo-key'] });
+		const data = emulator.credentials[credentialType];
 		const result = await callCredentialTest({ nodeType, credentialType, data });
 		expect(result.status).toBe('Error');
 		expect(result.message).toMatch(/refused \(HTTP 401\)/);
@@ -128,8 +128,8 @@ describe('credential tests hold against answers we did not design for', () => {
 	});
 
 	it.each(cases)('%s: an HTML page answering 200 is not "accepted"', async (credentialType, nodeType) => {
-		emulator().setFaults({ script: ['html-200'] });
-		const result = await callCredentialTest({ nodeType, credentialType, data: emulator().credentials[credentialType] });
+		emulator.setFaults({ script: ['html-200'] });
+		const result = await callCredentialTest({ nodeType, credentialType, data: emulator.credentials[credentialType] });
 		expect(result).toEqual({ status: 'Error', message: expect.stringMatching(/^Unexpected answer from .* not JSON/) });
 		expect(result.message).not.toMatch(/<html|<!doctype/i);
 	});

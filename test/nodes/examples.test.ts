@@ -46,13 +46,13 @@ describe('examples/', () => {
 	it('form submission sends the template confirmation', async () => {
 		const run = await runWorkflow({
 			workflow: load('form-submission-template-confirmation.json'),
-			credentials: emulator().credentials,
+			credentials: emulator.credentials,
 			stubOutputs: stubOutputs['form-submission-template-confirmation.json'],
 		});
 		expect(run.error).toBeUndefined();
 		// The one read of the account's templates (the item is checked against the live template), then the send.
-		expect(emulator().requests.map((request) => `${request.method} ${request.api}`)).toEqual(['GET templates', 'POST templateSend']);
-		expect(emulator().requests.filter((request) => request.api === 'templateSend').map((request) => request.body)).toEqual([
+		expect(emulator.requests.map((request) => `${request.method} ${request.api}`)).toEqual(['GET templates', 'POST templateSend']);
+		expect(emulator.requests.filter((request) => request.api === 'templateSend').map((request) => request.body)).toEqual([
 			{
 				template: '3f1c2a9e-7b4d-4e8a-9c61-2d5e8f0a1b01',
 				variables: { body1: 'Ada Lovelace', body2: 'Friday 10:30' },
@@ -65,11 +65,11 @@ describe('examples/', () => {
 	it('the CRM webhook sends a direct message with the invoice attached', async () => {
 		const run = await runWorkflow({
 			workflow: load('crm-webhook-direct-message-attachment.json'),
-			credentials: emulator().credentials,
+			credentials: emulator.credentials,
 			stubOutputs: stubOutputs['crm-webhook-direct-message-attachment.json'],
 		});
 		expect(run.error).toBeUndefined();
-		expect(emulator().requests.map((request) => request.body)).toEqual([
+		expect(emulator.requests.map((request) => request.body)).toEqual([
 			{
 				phone: '+14155550123',
 				text: 'Hi Grace, thank you for your order D-1001! Your invoice is attached.',
@@ -82,11 +82,11 @@ describe('examples/', () => {
 	it("the daily schedule sends each of tomorrow's appointments a reminder", async () => {
 		const run = await runWorkflow({
 			workflow: load('daily-schedule-appointment-reminders.json'),
-			credentials: emulator().credentials,
+			credentials: emulator.credentials,
 			stubOutputs: stubOutputs['daily-schedule-appointment-reminders.json'],
 		});
 		expect(run.error).toBeUndefined();
-		expect(emulator().deliveries.map((delivery) => delivery.recipient).sort()).toEqual(['+14155550123', '+442079460958', '+442079460999']);
+		expect(emulator.deliveries.map((delivery) => delivery.recipient).sort()).toEqual(['+14155550123', '+442079460958', '+442079460999']);
 		expect(run.nodes['Send Reminder'].outputs[0]).toHaveLength(3);
 		expect(run.nodes['Send Reminder'].outputs[1] ?? []).toHaveLength(0);
 	});

@@ -64,7 +64,7 @@ async function runHttpRequestNode(testCase: Case, credentialData: IDataObject) {
 			credentials: [testCase.credentialType],
 			parameters: {
 				method: 'POST',
-				url: testCase.url(emulator()),
+				url: testCase.url(emulator),
 				authentication: 'predefinedCredentialType',
 				nodeCredentialType: testCase.credentialType,
 				sendBody: true,
@@ -81,27 +81,27 @@ async function runHttpRequestNode(testCase: Case, credentialData: IDataObject) {
 
 describe.skipIf(!n8nDir)(`HTTP Request node with a predefined credential of this package${n8nDir ? '' : ' (skipped: n8n is not installed; run scripts/install-n8n.sh)'}`, () => {
 	it.each(CASES)('$credentialType: the request carries the one auth header and is delivered', async (testCase) => {
-		const result = await runHttpRequestNode(testCase, emulator().credentials[testCase.credentialType]);
+		const result = await runHttpRequestNode(testCase, emulator.credentials[testCase.credentialType]);
 
 		expect(result.error).toBeUndefined();
-		const [request] = emulator().requests;
-		expect(emulator().requests).toHaveLength(1);
-		expect(request.headers[testCase.header]).toBe(testCase.expected(emulator()));
+		const [request] = emulator.requests;
+		expect(emulator.requests).toHaveLength(1);
+		expect(request.headers[testCase.header]).toBe(testCase.expected(emulator));
 		// The one header: the secret is not also sent under the other header name.
 		expect(request.headers[testCase.header === 'authorization' ? 'x-api-key' : 'authorization']).toBeUndefined();
 		expect(request.outcome).toBe('delivered');
-		expect(emulator().deliveries).toHaveLength(1);
+		expect(emulator.deliveries).toHaveLength(1);
 		expect(result.items).toHaveLength(1);
 	});
 
 	it.each(CASES)('$credentialType: a wrong secret is sent as given and refused', async (testCase) => {
-		const data = { ...emulator().credentials[testCase.credentialType], [testCase.secretField]: 'not-the-right-secret' };
+		const data = { ...emulator.credentials[testCase.credentialType], [testCase.secretField]: 'not-the-right-secret' };
 		const result = await runHttpRequestNode(testCase, data);
 
 		expect(result.error).toBeDefined();
-		const [request] = emulator().requests;
+		const [request] = emulator.requests;
 		expect(String(request.headers[testCase.header])).toContain('not-the-right-secret');
 		expect(request.status).toBe(401);
-		expect(emulator().deliveries).toHaveLength(0);
+		expect(emulator.deliveries).toHaveLength(0);
 	});
 });

@@ -7,14 +7,14 @@ const emulator = useEmulator();
 
 const editor = (parameters: Record<string, unknown> = {}) => ({
 	nodeType: 'messaging',
-	credentials: emulator().credentials,
+	credentials: emulator.credentials,
 	parameters: { resource: 'message', operation: 'sendTemplate', ...parameters },
 });
 
 describe('template picker (list search)', () => {
 	it("lists the account's templates live, approved first, each with its text, the others marked", async () => {
 		const result = await callListSearch({ ...editor(), method: 'searchTemplates' });
-		const templates = emulator().templates;
+		const templates = emulator.templates;
 		expect(result.results).toHaveLength(templates.length);
 		expect(new Set(result.results.map((entry) => entry.value))).toEqual(new Set(templates.map((t) => t.template_id)));
 		const statuses = result.results.map((entry) => templates.find((t) => t.template_id === entry.value)!.status);
@@ -26,9 +26,9 @@ describe('template picker (list search)', () => {
 			description: 'UTILITY · APPROVED — Hello {1}, this is a reminder of your appointment on {2}.',
 		});
 		expect(result.results.at(-1)?.name).toBe('spring_sale (en) — REJECTED, cannot be sent: Spring sale! Get {1} off everything this week.');
-		const request = emulator().requests[0];
+		const request = emulator.requests[0];
 		expect(request).toMatchObject({ api: 'templates', method: 'GET', path: '/api:tpl2d4e/get_templates' });
-		expect(request.headers.authorization).toBe(`Bearer ${emulator().tokens.bearer}`);
+		expect(request.headers.authorization).toBe(`Bearer ${emulator.tokens.bearer}`);
 	});
 
 	it('searches by name', async () => {
@@ -54,14 +54,14 @@ describe('template variables (resource mapper)', () => {
 
 	it('adds media and visit_website where the template has them', async () => {
 		const result = await fieldsOf(ORDER_CONFIRMATION);
-		expect(result.fields.map((field) => field.id).sort()).toEqual([...emulator().templateVariables[ORDER_CONFIRMATION]].sort());
+		expect(result.fields.map((field) => field.id).sort()).toEqual([...emulator.templateVariables[ORDER_CONFIRMATION]].sort());
 		expect(result.fields.map((field) => field.id)).toEqual(['body1', 'body2', 'body3', 'media', 'visit_website']);
 	});
 
 	it('matches what the service expects for every template', async () => {
-		for (const template of emulator().templates) {
+		for (const template of emulator.templates) {
 			const result = await fieldsOf(template.template_id);
-			expect(result.fields.map((field) => field.id).sort()).toEqual([...emulator().templateVariables[template.template_id]].sort());
+			expect(result.fields.map((field) => field.id).sort()).toEqual([...emulator.templateVariables[template.template_id]].sort());
 		}
 	});
 

@@ -8,7 +8,7 @@ const emulator = useEmulator();
 describe('Message → Send', () => {
 	it('posts {phone, text} to {sendBaseUrl}/send with the Bearer token and JSON content type', async () => {
 		const run = await runMessaging(
-			emulator(),
+			emulator,
 			{ resource: 'message', operation: 'send', phone: '={{ $json.phone }}', text: '={{ $json.text }}' },
 			[
 				{ phone: '+1 (415) 555-0123', text: 'Your order shipped' },
@@ -16,7 +16,7 @@ describe('Message → Send', () => {
 			],
 		);
 		expect(run.error).toBeUndefined();
-		const requests = emulator().requests;
+		const requests = emulator.requests;
 		expect(requests).toHaveLength(2);
 		expect(requests[0]).toMatchObject({
 			api: 'send',
@@ -25,7 +25,7 @@ describe('Message → Send', () => {
 			body: { phone: '+14155550123', text: 'Your order shipped' },
 			status: 200,
 		});
-		expect(requests[0].headers.authorization).toBe(`Bearer ${emulator().tokens.bearer}`);
+		expect(requests[0].headers.authorization).toBe(`Bearer ${emulator.tokens.bearer}`);
 		expect(requests[0].headers['content-type']).toMatch(/^application\/json/);
 		expect(Object.keys(requests[0].body as object).sort()).toEqual(['phone', 'text']);
 		expect(requests[1].body).toEqual({ phone: '+442079460958', text: 'Second' });
@@ -39,7 +39,7 @@ describe('Message → Send', () => {
 	it('sends the attachment URL as written, with the file name from the URL unless one is given', async () => {
 		const url = 'https://files.example.com/invoices/INV-42.pdf';
 		const run = await runMessaging(
-			emulator(),
+			emulator,
 			{
 				resource: 'message',
 				operation: 'send',
@@ -50,7 +50,7 @@ describe('Message → Send', () => {
 			[{ url }, { url, name: 'Your invoice.pdf' }],
 		);
 		expect(run.error).toBeUndefined();
-		expect(emulator().requests.map((request) => request.body)).toEqual([
+		expect(emulator.requests.map((request) => request.body)).toEqual([
 			{ phone: '+14155550123', text: 'Invoice attached', attachment: url, filename: 'INV-42.pdf' },
 			{ phone: '+14155550123', text: 'Invoice attached', attachment: url, filename: 'Your invoice.pdf' },
 		]);
@@ -65,7 +65,7 @@ describe('Message → Send', () => {
 
 	it('adds the raw answer only when asked', async () => {
 		const run = await runMessaging(
-			emulator(),
+			emulator,
 			{ resource: 'message', operation: 'send', phone: '+14155550123', text: 'x', options: { includeRawResponse: true } },
 			[{}],
 		);
@@ -76,7 +76,7 @@ describe('Message → Send', () => {
 describe('Message → Send Template', () => {
 	it('posts {template, variables, phone_number} with every variable as text', async () => {
 		const run = await runMessaging(
-			emulator(),
+			emulator,
 			{
 				resource: 'message',
 				operation: 'sendTemplate',
@@ -88,12 +88,12 @@ describe('Message → Send Template', () => {
 		);
 		expect(run.error).toBeUndefined();
 		// First the one read of the account's templates (the item is checked against the live template), then the send.
-		const [read, request, ...more] = emulator().requests;
+		const [read, request, ...more] = emulator.requests;
 		expect(more).toEqual([]);
 		expect(read).toMatchObject({ api: 'templates', method: 'GET', path: '/api:tpl2d4e/get_templates', status: 200 });
-		expect(read.headers.authorization).toBe(`Bearer ${emulator().tokens.bearer}`);
+		expect(read.headers.authorization).toBe(`Bearer ${emulator.tokens.bearer}`);
 		expect(request).toMatchObject({ api: 'templateSend', method: 'POST', path: '/api:tsd91bc/send_template_message_by_api', status: 200 });
-		expect(request.headers.authorization).toBe(`Bearer ${emulator().tokens.bearer}`);
+		expect(request.headers.authorization).toBe(`Bearer ${emulator.tokens.bearer}`);
 		expect(request.headers['content-type']).toMatch(/^application\/json/);
 		expect(request.body).toEqual({
 			template: APPOINTMENT_REMINDER,
@@ -113,7 +113,7 @@ describe('Message → Send Template', () => {
 	it('takes the template by ID too, with media and button variables', async () => {
 		const values = { body1: 'Ann', body2: 'A-17', body3: '$20', media: 'https://example.com/p.png', visit_website: 'A-17' };
 		const run = await runMessaging(
-			emulator(),
+			emulator,
 			{
 				resource: 'message',
 				operation: 'sendTemplate',
@@ -124,7 +124,7 @@ describe('Message → Send Template', () => {
 			[{}],
 		);
 		expect(run.error).toBeUndefined();
-		const sends = emulator().requests.filter((request) => request.api === 'templateSend');
+		const sends = emulator.requests.filter((request) => request.api === 'templateSend');
 		expect(sends.map((request) => request.body)).toEqual([{ template: ORDER_CONFIRMATION, variables: values, phone_number: '+14155550123' }]);
 	});
 
@@ -136,34 +136,34 @@ describe('Message → Send Template', () => {
 			template: { __rl: true, mode: 'id', value: APPOINTMENT_REMINDER },
 		};
 		const unknown = await runMessaging(
-			emulator(),
+			emulator,
 			{ ...base, variables: { ...mapperValue({ body1: 'a', body2: 'b' }), value: { body1: 'a', body2: 'b', body9: 'c' } } as ResourceMapperValue },
 			[{}],
 		);
 		expect(unknown.error?.name).toBe('NodeOperationError');
 		expect(unknown.error?.message).toMatch(/no variable "body9"; it takes body1, body2/);
-		const missing = await runMessaging(emulator(), { ...base, variables: mapperValue({ body1: 'a', body2: '' }) }, [{}]);
+		const missing = await runMessaging(emulator, { ...base, variables: mapperValue({ body1: 'a', body2: '' }) }, [{}]);
 		expect(missing.error?.message).toMatch(/needs a value for "Body 2: …on \{2\}\."/);
-		const notText = await runMessaging(emulator(), { ...base, variables: mapperValue({ body1: '={{ $json.o }}', body2: 'b' }) }, [
+		const notText = await runMessaging(emulator, { ...base, variables: mapperValue({ body1: '={{ $json.o }}', body2: 'b' }) }, [
 			{ o: { nested: true } },
 		]);
 		expect(notText.error?.message).toMatch(/Variable "body1" \(variables\.body1\): must be text/);
 		const notUuid = await runMessaging(
-			emulator(),
+			emulator,
 			{ ...base, template: { __rl: true, mode: 'id', value: '={{ $json.id }}' }, variables: mapperValue({ body1: 'a', body2: 'b' }) },
 			[{ id: 'tpl-1' }],
 		);
 		expect(notUuid.error?.message).toMatch(/Template \(template\): "tpl-1" is not a template ID/);
 		// Typed in by hand: the node's own check, the same as for an expression.
 		const typed = await runMessaging(
-			emulator(),
+			emulator,
 			{ ...base, template: { __rl: true, mode: 'id', value: 'tpl-1' }, variables: mapperValue({ body1: 'a', body2: 'b' }) },
 			[{}],
 		);
 		expect(typed.error?.message).toMatch(/Template \(template\): "tpl-1" is not a template ID/);
 		// Nothing was sent: only the reads of the account's templates of the three runs that got as far
 		// as checking the variables (an ID that is no UUID is refused before that read).
-		expect(emulator().requests.map((request) => `${request.method} ${request.api}`)).toEqual(Array(3).fill('GET templates'));
+		expect(emulator.requests.map((request) => `${request.method} ${request.api}`)).toEqual(Array(3).fill('GET templates'));
 	});
 });
 
@@ -172,22 +172,22 @@ describe('Message → Send Template checks each item against the live template, 
 	const FEATURE_ANNOUNCEMENT = 'f6e5d4c3-b2a1-4f0e-9d8c-7b6a5f4e3d06'; // PENDING
 	const base = { resource: 'message', operation: 'sendTemplate', phoneNumber: '={{ $json.phone }}' };
 	const byId = (id: string) => ({ __rl: true, mode: 'id', value: id });
-	const sends = () => emulator().requests.filter((request) => request.api === 'templateSend');
-	const reads = () => emulator().requests.filter((request) => request.api === 'templates');
+	const sends = () => emulator.requests.filter((request) => request.api === 'templateSend');
+	const reads = () => emulator.requests.filter((request) => request.api === 'templates');
 	/** Each variable from the item's field of the same name; an absent field gives no value. */
 	const variablesFromItem = mapperValue({ body1: '={{ $json.body1 }}', body2: '={{ $json.body2 }}', body3: '={{ $json.body3 }}' });
 
 	it('reads the templates once per execution, however many items, before the first send', async () => {
 		const items = Array.from({ length: 5 }, (_, n) => ({ phone: `+1415555010${n}`, name: `P${n}`, day: 'Monday' }));
 		const run = await runMessaging(
-			emulator(),
+			emulator,
 			{ ...base, template: byId(APPOINTMENT_REMINDER), variables: mapperValue({ body1: '={{ $json.name }}', body2: '={{ $json.day }}' }) },
 			items,
 		);
 		expect(run.error).toBeUndefined();
 		expect(run.items.map((item) => item.json.success)).toEqual(Array(5).fill(true));
 		expect(reads()).toHaveLength(1);
-		expect(emulator().requests[0].api).toBe('templates');
+		expect(emulator.requests[0].api).toBe('templates');
 		expect(sends()).toHaveLength(5);
 		expect(run.items[0].json.templateName).toBe('appointment_reminder');
 	});
@@ -200,7 +200,7 @@ describe('Message → Send Template checks each item against the live template, 
 		['an unknown variable', APPOINTMENT_REMINDER, { body1: 'x', body2: 'y', body3: 'z' }, /template "appointment_reminder" has no variable "body3"; it takes body1, body2 \[item 1\]/],
 	] as const)('refuses %s: a NodeOperationError naming the item, the template and what it takes; nothing sent', async (_, id, values, message) => {
 		// Item 0 is valid: without Continue On Fail the bad item 1 stops the run before item 0 is sent.
-		const run = await runMessaging(emulator(), { ...base, template: '={{ $json.template }}', variables: variablesFromItem }, [
+		const run = await runMessaging(emulator, { ...base, template: '={{ $json.template }}', variables: variablesFromItem }, [
 			{ phone: '+14155550100', template: APPOINTMENT_REMINDER, body1: 'Ada', body2: 'Monday' },
 			{ phone: '+14155550101', template: id, ...values },
 		]);
@@ -217,10 +217,10 @@ describe('Message → Send Template checks each item against the live template, 
 		// arrive (test/unit/templates.test.ts). Through the engine: the send carries exactly the
 		// template's variables.
 		for (const name of ['__proto__', 'constructor']) {
-			emulator().reset();
+			emulator.reset();
 			// JSON.parse makes the name an own key, as a saved workflow's JSON does.
 			const value = JSON.parse(`{"body1":"a","body2":"b","${name}":"x"}`) as Record<string, string>;
-			const run = await runMessaging(emulator(), { ...base, template: byId(APPOINTMENT_REMINDER), variables: { ...mapperValue({ body1: 'a', body2: 'b' }), value } }, [
+			const run = await runMessaging(emulator, { ...base, template: byId(APPOINTMENT_REMINDER), variables: { ...mapperValue({ body1: 'a', body2: 'b' }), value } }, [
 				{ phone: '+14155550100' },
 			]);
 			expect(run.error, name).toBeUndefined();
@@ -232,13 +232,13 @@ describe('Message → Send Template checks each item against the live template, 
 
 	it('enforces the live template, not the fields the editor saved', async () => {
 		// The saved mapper lists only body1 (stale: the template takes body1 and body2 now).
-		const stale = await runMessaging(emulator(), { ...base, template: byId(APPOINTMENT_REMINDER), variables: mapperValue({ body1: 'a' }) }, [
+		const stale = await runMessaging(emulator, { ...base, template: byId(APPOINTMENT_REMINDER), variables: mapperValue({ body1: 'a' }) }, [
 			{ phone: '+14155550100' },
 		]);
 		expect(stale.error?.message).toMatch(/needs a value for "Body 2: [^"]*"; it takes body1, body2/);
 		// The saved mapper lists body9 as a field: the live template has no such variable.
 		const extra = await runMessaging(
-			emulator(),
+			emulator,
 			{ ...base, template: byId(APPOINTMENT_REMINDER), variables: mapperValue({ body1: 'a', body2: 'b', body9: 'c' }) },
 			[{ phone: '+14155550100' }],
 		);
@@ -248,7 +248,7 @@ describe('Message → Send Template checks each item against the live template, 
 
 	it('with Continue On Fail, only the bad items fail; the template read still happens once', async () => {
 		const run = await runMessaging(
-			emulator(),
+			emulator,
 			{ ...base, template: '={{ $json.template }}', variables: mapperValue({ body1: 'a', body2: 'b' }) },
 			[
 				{ phone: '+14155550100', template: APPOINTMENT_REMINDER },
@@ -267,9 +267,9 @@ describe('Message → Send Template checks each item against the live template, 
 
 describe('Message → Send via Dashboard (V2)', () => {
 	it('posts {to, text} with the raw key in Authorization, no Bearer prefix', async () => {
-		const run = await runMessaging(emulator(), { resource: 'message', operation: 'sendDashboard', to: '+14155550123', text: 'Hello' }, [{}]);
+		const run = await runMessaging(emulator, { resource: 'message', operation: 'sendDashboard', to: '+14155550123', text: 'Hello' }, [{}]);
 		expect(run.error).toBeUndefined();
-		const [request] = emulator().requests;
+		const [request] = emulator.requests;
 		expect(request).toMatchObject({
 			api: 'dashboard',
 			method: 'POST',
@@ -277,7 +277,7 @@ describe('Message → Send via Dashboard (V2)', () => {
 			body: { to: '+14155550123', text: 'Hello' },
 			status: 200,
 		});
-		expect(request.headers.authorization).toBe(emulator().tokens.dashboardKey);
+		expect(request.headers.authorization).toBe(emulator.tokens.dashboardKey);
 		expect(request.headers['content-type']).toMatch(/^application\/json/);
 		expect(run.items[0].json).toMatchObject({ success: true, to: '+14155550123', status: 'sent', message: 'Message sent' });
 		expect(run.items[0].json.messageId).toMatch(/^dsh_/);
@@ -287,14 +287,14 @@ describe('Message → Send via Dashboard (V2)', () => {
 describe('Message → Send via Alternative API', () => {
 	it('posts {to, message} with X-API-Key and no Authorization header', async () => {
 		const run = await runMessaging(
-			emulator(),
+			emulator,
 			{ resource: 'message', operation: 'sendAlternative', to: '+14155550123', message: 'Hi there' },
 			[{}],
 		);
 		expect(run.error).toBeUndefined();
-		const [request] = emulator().requests;
+		const [request] = emulator.requests;
 		expect(request).toMatchObject({ api: 'alternative', method: 'POST', path: '/alt/v1/messages', body: { to: '+14155550123', message: 'Hi there' } });
-		expect(request.headers['x-api-key']).toBe(emulator().tokens.alternativeKey);
+		expect(request.headers['x-api-key']).toBe(emulator.tokens.alternativeKey);
 		expect(request.headers.authorization).toBeUndefined();
 		expect(run.items[0].json).toMatchObject({ success: true, to: '+14155550123', status: 'queued' });
 		expect(run.items[0].json.messageId).toMatch(/^alt_/);
@@ -303,28 +303,28 @@ describe('Message → Send via Alternative API', () => {
 
 describe('Template → Get Many', () => {
 	it('GETs {templatesBaseUrl}/get_templates with no body and returns one item per template', async () => {
-		const run = await runMessaging(emulator(), { resource: 'template', operation: 'getAll', returnAll: true }, [{}]);
+		const run = await runMessaging(emulator, { resource: 'template', operation: 'getAll', returnAll: true }, [{}]);
 		expect(run.error).toBeUndefined();
-		const [request] = emulator().requests;
+		const [request] = emulator.requests;
 		expect(request).toMatchObject({ api: 'templates', method: 'GET', path: '/api:tpl2d4e/get_templates' });
-		expect(request.headers.authorization).toBe(`Bearer ${emulator().tokens.bearer}`);
-		expect(run.items.map((item) => item.json)).toEqual(emulator().templates.map((template) => ({ ...template })));
+		expect(request.headers.authorization).toBe(`Bearer ${emulator.tokens.bearer}`);
+		expect(run.items.map((item) => item.json)).toEqual(emulator.templates.map((template) => ({ ...template })));
 		expect(run.items.every((item) => (item.pairedItem as { item: number }).item === 0)).toBe(true);
 	});
 
 	it('applies Limit and the filters', async () => {
-		const limited = await runMessaging(emulator(), { resource: 'template', operation: 'getAll', returnAll: false, limit: 2 }, [{}]);
+		const limited = await runMessaging(emulator, { resource: 'template', operation: 'getAll', returnAll: false, limit: 2 }, [{}]);
 		expect(limited.items).toHaveLength(2);
 		const approved = await runMessaging(
-			emulator(),
+			emulator,
 			{ resource: 'template', operation: 'getAll', returnAll: true, filters: { status: 'APPROVED', language: 'en' } },
 			[{}],
 		);
-		const expected = emulator().templates.filter((t) => t.status === 'APPROVED' && (t.language === 'en' || t.language.startsWith('en_')));
+		const expected = emulator.templates.filter((t) => t.status === 'APPROVED' && (t.language === 'en' || t.language.startsWith('en_')));
 		expect(approved.items.map((item) => item.json.name)).toEqual(expected.map((t) => t.name));
 		expect(expected.length).toBeGreaterThan(1);
 		const byName = await runMessaging(
-			emulator(),
+			emulator,
 			{ resource: 'template', operation: 'getAll', returnAll: true, filters: { nameContains: 'ORDER' } },
 			[{}],
 		);
@@ -332,7 +332,7 @@ describe('Template → Get Many', () => {
 	});
 
 	it('lists once per input item, each list paired to its item', async () => {
-		const run = await runMessaging(emulator(), { resource: 'template', operation: 'getAll', returnAll: false, limit: 1 }, [{}, {}]);
+		const run = await runMessaging(emulator, { resource: 'template', operation: 'getAll', returnAll: false, limit: 1 }, [{}, {}]);
 		expect(run.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 	});
 });

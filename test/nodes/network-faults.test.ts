@@ -149,7 +149,7 @@ const deliveriesTo = (emu: Emulator, phone: string) => emu.deliveries.filter((de
 
 describe.each(SEND_OPERATIONS)('$operation: a fault hits item 0, Continue On Fail', (op) => {
 	it.each(SEND_FAULTS)('$step', async (fault) => {
-		const emu = emulator();
+		const emu = emulator;
 		emu.setFaults({ script: [...op.before, fault.step] });
 		const run = await runMessaging(emu, withOptions(op.parameters, { includeRawResponse: true }), ITEMS, { continueOnFail: true });
 		expect(run.error).toBeUndefined();
@@ -181,7 +181,7 @@ describe.each(SEND_OPERATIONS)('$operation: a fault hits item 0, Continue On Fai
 	});
 
 	it.each(['reset-after', 'redirect-307', 'html-200'] as const)('%s without Continue On Fail: the run fails with that error, item 1 is never sent', async (step) => {
-		const emu = emulator();
+		const emu = emulator;
 		const fault = SEND_FAULTS.find((candidate) => candidate.step === step)!;
 		emu.setFaults({ script: [...op.before, step] });
 		const run = await runMessaging(emu, op.parameters, ITEMS);
@@ -195,7 +195,7 @@ describe.each(SEND_OPERATIONS)('$operation: a fault hits item 0, Continue On Fai
 	});
 
 	it('a service that never answers: the item fails after Timeout, "may have been delivered", not sent again', async () => {
-		const emu = emulator();
+		const emu = emulator;
 		emu.setFaults({ script: [...op.before, 'hang-forever'] });
 		const started = performance.now();
 		const run = await runMessaging(emu, withOptions(op.parameters, { timeoutSeconds: 1 }), ITEMS, { continueOnFail: true });
@@ -211,7 +211,7 @@ describe.each(SEND_OPERATIONS)('$operation: a fault hits item 0, Continue On Fai
 	});
 
 	it.each(['-5', 'soon', '0', '<date:-3600>'])('Retry-After %s is ignored: the 429 is retried after the backoff, and delivered once', async (retryAfter) => {
-		const emu = emulator();
+		const emu = emulator;
 		emu.setFaults({ script: [...op.before, '429'], retryAfter });
 		const started = performance.now();
 		const run = await runMessaging(emu, op.parameters, ITEMS.slice(0, 1));
@@ -224,7 +224,7 @@ describe.each(SEND_OPERATIONS)('$operation: a fault hits item 0, Continue On Fai
 	});
 
 	it.each(['259200', '<date:+259200>'])('Retry-After %s (days) is above Max Wait: the item fails at once with the rate-limit reason', async (retryAfter) => {
-		const emu = emulator();
+		const emu = emulator;
 		emu.setFaults({ script: [...op.before, '429'], retryAfter });
 		const started = performance.now();
 		const run = await runMessaging(emu, op.parameters, ITEMS.slice(0, 1), { continueOnFail: true });
@@ -237,7 +237,7 @@ describe.each(SEND_OPERATIONS)('$operation: a fault hits item 0, Continue On Fai
 	});
 
 	it('"Retry Sends After Server Errors" on: a send dropped after processing IS sent again (a duplicate, by choice)', async () => {
-		const emu = emulator();
+		const emu = emulator;
 		emu.setFaults({ script: [...op.before, 'reset-after'] });
 		const run = await runMessaging(emu, withOptions(op.parameters, { retrySendsOnServerError: true }), ITEMS.slice(0, 1));
 		expect(run.error).toBeUndefined();
@@ -263,7 +263,7 @@ describe('a stopped run says which items were sent and which were not', () => {
 	const send = SEND_OPERATIONS[0].parameters;
 
 	it('concurrency 1: a reset after processing at item 7 of 12: items after it are never sent', async () => {
-		const emu = emulator();
+		const emu = emulator;
 		emu.setFaults({ script: [...Array(7).fill('ok'), 'reset-after'] });
 		const run = await runMessaging(emu, { ...send, options: { maxConcurrent: 1 } }, items(12));
 		expect(run.error?.message).toMatch(MAY_HAVE_BEEN_DELIVERED);
@@ -274,7 +274,7 @@ describe('a stopped run says which items were sent and which were not', () => {
 	});
 
 	it.each(['reset-after', 'html-200', 'redirect-307'] as const)('concurrency 4, 40 items, %s at the 10th request: the summary matches what the service saw', async (step) => {
-		const emu = emulator();
+		const emu = emulator;
 		emu.setFaults({ latencyMs: 15, script: [...Array(9).fill('ok'), step] });
 		const run = await runMessaging(emu, withOptions(send, { maxConcurrent: 4 }), items(40));
 		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeApiError);
@@ -298,7 +298,7 @@ describe('reads: a reset or timeout is retried, anything else that is not the an
 	const listTemplates = { resource: 'template', operation: 'getAll', returnAll: true };
 
 	it.each(['reset-after', 'close-after', 'reset'] as const)('Template → Get Many after %s: retried, and the list comes back', async (step) => {
-		const emu = emulator();
+		const emu = emulator;
 		emu.setFaults({ script: [step] });
 		const run = await runMessaging(emu, listTemplates, [{}]);
 		expect(run.error).toBeUndefined();
@@ -307,7 +307,7 @@ describe('reads: a reset or timeout is retried, anything else that is not the an
 	});
 
 	it('Template → Get Many when the service never answers: retried after Timeout', async () => {
-		const emu = emulator();
+		const emu = emulator;
 		emu.setFaults({ script: ['hang-forever'] });
 		const run = await runMessaging(emu, { ...listTemplates, options: { timeoutSeconds: 1 } }, [{}]);
 		expect(run.error).toBeUndefined();
@@ -316,7 +316,7 @@ describe('reads: a reset or timeout is retried, anything else that is not the an
 	});
 
 	it.each([301, 302, 303, 307, 308] as const)('Template → Get Many answered %i: fails naming the redirect, nothing reaches the trap', async (status) => {
-		const emu = emulator();
+		const emu = emulator;
 		emu.setFaults({ script: [`redirect-${status}`] });
 		const run = await runMessaging(emu, listTemplates, [{}]);
 		expect(run.error?.message).toMatch(redirect(status).message(emu));
@@ -332,7 +332,7 @@ describe('reads: a reset or timeout is retried, anything else that is not the an
 		['empty-200', 'an empty body'],
 		['wrong-shape-200', 'JSON of another shape'],
 	] as const)('Template → Get Many answered %s: "Unexpected answer", no items', async (step, what) => {
-		const emu = emulator();
+		const emu = emulator;
 		emu.setFaults({ script: [step] });
 		const run = await runMessaging(emu, listTemplates, [{}], { continueOnFail: true });
 		expect(run.items).toHaveLength(1);
@@ -342,7 +342,7 @@ describe('reads: a reset or timeout is retried, anything else that is not the an
 	});
 
 	it('Template → Get Many answered with the token echoed: the token is scrubbed', async () => {
-		const emu = emulator();
+		const emu = emulator;
 		emu.setFaults({ script: ['echo-key'] });
 		const run = await runMessaging(emu, listTemplates, [{}], { continueOnFail: true });
 		expect(run.items[0].json.error).toMatch(/\[redacted\]/);
@@ -350,7 +350,7 @@ describe('reads: a reset or timeout is retried, anything else that is not the an
 	});
 
 	it('Send Template: a reset after the templates read was processed is retried, then each item is sent once', async () => {
-		const emu = emulator();
+		const emu = emulator;
 		emu.setFaults({ script: ['reset-after'] });
 		const run = await runMessaging(emu, SEND_OPERATIONS[1].parameters, ITEMS);
 		expect(run.error).toBeUndefined();
@@ -360,7 +360,7 @@ describe('reads: a reset or timeout is retried, anything else that is not the an
 	});
 
 	it('Send Template: a redirect on the templates read fails every item before any send', async () => {
-		const emu = emulator();
+		const emu = emulator;
 		emu.setFaults({ script: ['redirect-307'] });
 		const run = await runMessaging(emu, SEND_OPERATIONS[1].parameters, ITEMS, { continueOnFail: true });
 		expectPaired(run.items, 2);
@@ -371,7 +371,7 @@ describe('reads: a reset or timeout is retried, anything else that is not the an
 	});
 
 	it('a 429 with a garbage Retry-After on a read: retried after the backoff', async () => {
-		const emu = emulator();
+		const emu = emulator;
 		emu.setFaults({ script: ['429'], retryAfter: 'soon' });
 		const run = await runMessaging(emu, listTemplates, [{}]);
 		expect(run.error).toBeUndefined();
@@ -381,7 +381,7 @@ describe('reads: a reset or timeout is retried, anything else that is not the an
 
 describe('Sandbox Plants under the same faults', () => {
 	it('Delete after a reset after processing: retried; the 404 of the retry means it is gone', async () => {
-		const emu = emulator();
+		const emu = emulator;
 		emu.setFaults({ script: ['reset-after'] });
 		const run = await runSandbox(emu, { operation: 'delete', plantId: 2 }, [{}]);
 		expect(run.error).toBeUndefined();
@@ -391,7 +391,7 @@ describe('Sandbox Plants under the same faults', () => {
 	});
 
 	it('Create (a POST) dropped after processing: not sent again, says it may have been carried out', async () => {
-		const emu = emulator();
+		const emu = emulator;
 		emu.setFaults({ script: ['close-after'] });
 		const run = await runSandbox(emu, { operation: 'create', name: 'Fern', plantId: 40 }, [{}], { continueOnFail: true });
 		expect(run.items[0].json.error).toMatch(/dropped before an answer came.*may have been delivered/);
@@ -400,7 +400,7 @@ describe('Sandbox Plants under the same faults', () => {
 	});
 
 	it.each(['redirect-302', 'redirect-308'] as const)('Create answered %s: fails, nothing created, nothing at the trap', async (step) => {
-		const emu = emulator();
+		const emu = emulator;
 		emu.setFaults({ script: [step] });
 		const run = await runSandbox(emu, { operation: 'create', name: 'Fern', plantId: 41 }, [{}], { continueOnFail: true });
 		expect(run.items[0].json.error).toMatch(/answered HTTP 30[28], a redirect to/);
@@ -410,7 +410,7 @@ describe('Sandbox Plants under the same faults', () => {
 	});
 
 	it.each(['html-200', 'wrong-shape-200'] as const)('Get Many answered %s (not a list): fails instead of returning no plants', async (step) => {
-		const emu = emulator();
+		const emu = emulator;
 		emu.setFaults({ script: [step] });
 		const run = await runSandbox(emu, { operation: 'getAll', returnAll: true }, [{}]);
 		expect(run.error?.message).toMatch(/^Unexpected answer from .* \(HTTP 200, /);
@@ -441,7 +441,7 @@ describe('a sandbox that behaves differently from the emulator', () => {
 		await withServer(
 			(_, res) => json(res, 200, plants),
 			async (sandboxBaseUrl) => {
-				const emu = emulator();
+				const emu = emulator;
 				const credentialData = { ...emu.credentials.messagingBearerApi, sandboxBaseUrl };
 				const run = await runSandbox(emu, { operation: 'getAll', returnAll: false, limit: 2 }, [{}], { credentialData });
 				expect(run.error).toBeUndefined();
@@ -461,7 +461,7 @@ describe('a sandbox that behaves differently from the emulator', () => {
 				});
 			},
 			async (sandboxBaseUrl) => {
-				const emu = emulator();
+				const emu = emulator;
 				const credentialData = { ...emu.credentials.messagingBearerApi, sandboxBaseUrl };
 				const run = await runSandbox(emu, { operation: 'create', name: 'Fern', plantId: 7, options: { includeRawResponse: true } }, [{}], { credentialData });
 				expect(run.error).toBeUndefined();

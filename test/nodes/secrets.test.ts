@@ -55,7 +55,7 @@ describe('no token or key in any output item, error message or description', () 
 	for (const parameters of OPERATIONS) {
 		for (const [name, faults, extra] of scenarios) {
 			it(`${parameters.operation}: ${name}`, async () => {
-				const emu = emulator();
+				const emu = emulator;
 				const secret = String(emu.credentials[credentialOf[parameters.operation]][secretField[parameters.operation] as never]);
 				for (const continueOnFail of [true, false]) {
 					emu.reset();
@@ -75,7 +75,7 @@ describe('no token or key in any output item, error message or description', () 
 		}
 
 		it(`${parameters.operation}: wrong key, with and without Continue On Fail`, async () => {
-			const emu = emulator();
+			const emu = emulator;
 			const type = credentialOf[parameters.operation];
 			const wrong = 'sk_live_WRONG_3b9f2e71c4';
 			const credentialData = { ...emu.credentials[type], [secretField[parameters.operation]]: wrong };
@@ -88,7 +88,7 @@ describe('no token or key in any output item, error message or description', () 
 	}
 
 	it('Sandbox Plants: failure and success', async () => {
-		const emu = emulator();
+		const emu = emulator;
 		const secret = emu.credentials.messagingBearerApi.accessToken;
 		for (const parameters of [
 			{ operation: 'getAll', returnAll: true },

@@ -1,25 +1,8 @@
 import type { ICredentialDataDecryptedObject, IDataObject, INodeParameters, ResourceMapperValue } from 'n8n-workflow';
-import { afterAll, beforeAll, beforeEach } from 'vitest';
-
-import { startEmulator } from '../emulator';
 import type { Emulator } from '../emulator';
 import { runNode } from '../harness';
 
-/** One emulator per test file, reset before every test. */
-export function useEmulator(): () => Emulator {
-	let emulator: Emulator | undefined;
-	beforeAll(async () => {
-		emulator = await startEmulator();
-	});
-	beforeEach(() => emulator?.reset());
-	afterAll(async () => {
-		await emulator?.close();
-	});
-	return () => {
-		if (!emulator) throw new Error('emulator not started');
-		return emulator;
-	};
-}
+export { useEmulator } from '../emulator/use';
 
 export const CREDENTIAL_OF_OPERATION: Record<string, string> = {
 	send: 'messagingBearerApi',

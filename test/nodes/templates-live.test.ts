@@ -25,13 +25,13 @@ const sendTemplate = (template: unknown, variables: unknown): INodeParameters =>
 
 const byId = (value: string) => ({ __rl: true, mode: 'id', value });
 
-const requestsTo = (api: string) => emulator().requests.filter((request) => request.api === api);
+const requestsTo = (api: string) => emulator.requests.filter((request) => request.api === api);
 
 /** What the emulator saw: one templates read and no send at all. */
 function expectNothingSent(): void {
 	expect(requestsTo('templates')).toHaveLength(1);
 	expect(requestsTo('templateSend')).toEqual([]);
-	expect(emulator().deliveries).toEqual([]);
+	expect(emulator.deliveries).toEqual([]);
 }
 
 describe('a template chosen by an expression', () => {
@@ -44,7 +44,7 @@ describe('a template chosen by an expression', () => {
 	});
 
 	it('sends each item with its own template when every variable is there', async () => {
-		const run = await runMessaging(emulator(), perItem, [
+		const run = await runMessaging(emulator, perItem, [
 			{ template: APPOINTMENT_REMINDER, first: 'Ada', second: 'Friday' },
 			{ template: APPOINTMENT_REMINDER, first: 'Bob', second: 'Monday' },
 		]);
@@ -56,7 +56,7 @@ describe('a template chosen by an expression', () => {
 	});
 
 	it('fails before any send when one item misses a variable of its template, naming item, template and what it takes', async () => {
-		const run = await runMessaging(emulator(), perItem, [
+		const run = await runMessaging(emulator, perItem, [
 			{ template: APPOINTMENT_REMINDER, first: 'Ada', second: 'Friday' },
 			// recordatorio_pago takes body1..body3; this item gives two.
 			{ template: RECORDATORIO_PAGO, first: 'Ana', second: '20 €' },
@@ -69,7 +69,7 @@ describe('a template chosen by an expression', () => {
 	});
 
 	it('refuses an ID that is no template of the account, before any send', async () => {
-		const run = await runMessaging(emulator(), perItem, [{ template: '00000000-0000-4000-8000-000000000000', first: 'a', second: 'b' }]);
+		const run = await runMessaging(emulator, perItem, [{ template: '00000000-0000-4000-8000-000000000000', first: 'a', second: 'b' }]);
 		expect(run.error?.message).toBe(
 			'Template (template): no template with ID 00000000-0000-4000-8000-000000000000 in this account; choose one from the list [item 0]',
 		);
@@ -81,28 +81,28 @@ describe('a saved schema that no longer matches the template', () => {
 	const savedWithTwo = () => sendTemplate(byId(APPOINTMENT_REMINDER), mapperValue({ body1: 'Ada', body2: 'Friday' }));
 
 	it('fails before sending when the template gained a variable in the dashboard after the workflow was saved', async () => {
-		const before = await runMessaging(emulator(), savedWithTwo(), [{}]);
+		const before = await runMessaging(emulator, savedWithTwo(), [{}]);
 		expect(before.error).toBeUndefined();
-		emulator().reset();
+		emulator.reset();
 
-		changeTemplate(emulator(), APPOINTMENT_REMINDER, 'Hello [b:1], your appointment on [b:2] is at [b:3].');
-		const run = await runMessaging(emulator(), savedWithTwo(), [{}]);
+		changeTemplate(emulator, APPOINTMENT_REMINDER, 'Hello [b:1], your appointment on [b:2] is at [b:3].');
+		const run = await runMessaging(emulator, savedWithTwo(), [{}]);
 		expect(run.error?.message).toBe('Variables (variables): template "appointment_reminder" needs a value for "Body 3: …on {2} is at {3}."; it takes body1, body2, body3 [item 0]');
 		expectNothingSent();
 	});
 
 	it('fails before sending when the template lost a variable', async () => {
-		changeTemplate(emulator(), APPOINTMENT_REMINDER, 'Hello [b:1], see you soon.');
-		const run = await runMessaging(emulator(), savedWithTwo(), [{}]);
+		changeTemplate(emulator, APPOINTMENT_REMINDER, 'Hello [b:1], see you soon.');
+		const run = await runMessaging(emulator, savedWithTwo(), [{}]);
 		expect(run.error?.message).toBe('Variables (variables): template "appointment_reminder" has no variable "body2"; it takes body1 [item 0]');
 		expectNothingSent();
 	});
 
 	it('the editor offers the live fields, not the saved ones', async () => {
-		changeTemplate(emulator(), APPOINTMENT_REMINDER, 'Hello [b:1], your appointment on [b:2] is at [b:3].');
+		changeTemplate(emulator, APPOINTMENT_REMINDER, 'Hello [b:1], your appointment on [b:2] is at [b:3].');
 		const fields = await callResourceMapper({
 			nodeType: 'messaging',
-			credentials: emulator().credentials,
+			credentials: emulator.credentials,
 			parameters: { resource: 'message', operation: 'sendTemplate', template: byId(APPOINTMENT_REMINDER) },
 			method: 'getTemplateVariables',
 		});
@@ -116,15 +116,15 @@ describe('a saved schema that no longer matches the template', () => {
 
 describe('a template that is not approved', () => {
 	it('fails before sending, naming its status, whether rejected or pending', async () => {
-		const rejected = await runMessaging(emulator(), sendTemplate(byId(SPRING_SALE), mapperValue({ body1: '20%' })), [{}]);
+		const rejected = await runMessaging(emulator, sendTemplate(byId(SPRING_SALE), mapperValue({ body1: '20%' })), [{}]);
 		expect(rejected.error?.message).toBe(
 			'Template (template): "spring_sale" is REJECTED, not APPROVED; only approved templates can be sent [item 0]',
 		);
 		expectNothingSent();
 
-		emulator().reset();
+		emulator.reset();
 		const pending = await runMessaging(
-			emulator(),
+			emulator,
 			sendTemplate(byId(FEATURE_ANNOUNCEMENT), mapperValue({ body1: 'Ada', visit_website: 'new' })),
 			[{}],
 		);
@@ -133,8 +133,8 @@ describe('a template that is not approved', () => {
 	});
 
 	it('fails when the template went back to review in the dashboard after it was picked', async () => {
-		emulator().setTemplate({ template_id: APPOINTMENT_REMINDER, status: 'PENDING' });
-		const run = await runMessaging(emulator(), sendTemplate(byId(APPOINTMENT_REMINDER), mapperValue({ body1: 'Ada', body2: 'Friday' })), [{}]);
+		emulator.setTemplate({ template_id: APPOINTMENT_REMINDER, status: 'PENDING' });
+		const run = await runMessaging(emulator, sendTemplate(byId(APPOINTMENT_REMINDER), mapperValue({ body1: 'Ada', body2: 'Friday' })), [{}]);
 		expect(run.error?.message).toMatch(/"appointment_reminder" is PENDING, not APPROVED/);
 		expectNothingSent();
 	});
@@ -143,14 +143,14 @@ describe('a template that is not approved', () => {
 describe('variables the template does not take', () => {
 	it('are refused before any send', async () => {
 		const value = { body1: 'Ada', body2: 'Friday', body3: 'extra' };
-		const run = await runMessaging(emulator(), sendTemplate(byId(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'Ada', body2: 'Friday' }), value }), [{}]);
+		const run = await runMessaging(emulator, sendTemplate(byId(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'Ada', body2: 'Friday' }), value }), [{}]);
 		expect(run.error?.message).toBe('Variables (variables): template "appointment_reminder" has no variable "body3"; it takes body1, body2 [item 0]');
 		expectNothingSent();
 	});
 
 	it('an empty one is no value: a mapping shared by templates chosen per item may leave it blank', async () => {
 		const value = { body1: 'Ada', body2: 'Friday', body3: ' ' };
-		const run = await runMessaging(emulator(), sendTemplate(byId(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'Ada', body2: 'Friday' }), value }), [{}]);
+		const run = await runMessaging(emulator, sendTemplate(byId(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'Ada', body2: 'Friday' }), value }), [{}]);
 		expect(run.error).toBeUndefined();
 		expect((requestsTo('templateSend')[0].body as IDataObject).variables).toEqual({ body1: 'Ada', body2: 'Friday' });
 	});
@@ -159,7 +159,7 @@ describe('variables the template does not take', () => {
 		// JSON.parse makes "__proto__" an own key, as a workflow imported from JSON has it; n8n
 		// drops such keys when it resolves the parameter, so the node gets body1 and body2.
 		const value = JSON.parse('{"body1": "Ada", "body2": "Friday", "__proto__": {"polluted": "yes"}, "constructor": "x"}') as IDataObject;
-		const run = await runMessaging(emulator(), sendTemplate(byId(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'Ada', body2: 'Friday' }), value }), [{}]);
+		const run = await runMessaging(emulator, sendTemplate(byId(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'Ada', body2: 'Friday' }), value }), [{}]);
 		expect(run.error).toBeUndefined();
 		expect(JSON.stringify((requestsTo('templateSend')[0].body as IDataObject).variables)).toBe('{"body1":"Ada","body2":"Friday"}');
 		expect(({} as IDataObject).polluted).toBeUndefined();
@@ -167,7 +167,7 @@ describe('variables the template does not take', () => {
 
 	it('__proto__ given to the check itself is refused as unknown, not swallowed', () => {
 		const input = new ItemInput({ getNode: () => ({ name: 'Messaging', type: 'messaging', typeVersion: 1, position: [0, 0], parameters: {} }) } as never, 3);
-		const template = emulator().templates.find((record) => record.template_id === APPOINTMENT_REMINDER);
+		const template = emulator.templates.find((record) => record.template_id === APPOINTMENT_REMINDER);
 		for (const name of ['__proto__', 'constructor']) {
 			const provided = new Map([['body1', 'Ada'], ['body2', 'Friday'], [name, 'x']]);
 			expect(() => checkTemplate(input, APPOINTMENT_REMINDER, template, provided)).toThrow(
@@ -186,7 +186,7 @@ describe('the live templates are read once per execution', () => {
 			third: `amount ${index}`,
 		}));
 		const run = await runMessaging(
-			emulator(),
+			emulator,
 			sendTemplate(byId('={{ $json.template }}'), {
 				mappingMode: 'defineBelow',
 				value: {
@@ -203,15 +203,15 @@ describe('the live templates are read once per execution', () => {
 		expect(requestsTo('templates')).toHaveLength(1);
 		expect(requestsTo('templateSend')).toHaveLength(20);
 		// The read comes first: every check is done before the first send.
-		expect(emulator().requests[0].api).toBe('templates');
+		expect(emulator.requests[0].api).toBe('templates');
 		expect(run.items).toHaveLength(20);
 	});
 
 	it('a second execution reads them again (a change in the dashboard is seen by the next run)', async () => {
 		const parameters = sendTemplate(byId(APPOINTMENT_REMINDER), mapperValue({ body1: 'Ada', body2: 'Friday' }));
-		expect((await runMessaging(emulator(), parameters, [{}, {}])).error).toBeUndefined();
-		changeTemplate(emulator(), APPOINTMENT_REMINDER, 'Hello [b:1].');
-		expect((await runMessaging(emulator(), parameters, [{}, {}])).error?.message).toMatch(/has no variable "body2"/);
+		expect((await runMessaging(emulator, parameters, [{}, {}])).error).toBeUndefined();
+		changeTemplate(emulator, APPOINTMENT_REMINDER, 'Hello [b:1].');
+		expect((await runMessaging(emulator, parameters, [{}, {}])).error?.message).toMatch(/has no variable "body2"/);
 		expect(requestsTo('templates')).toHaveLength(2);
 		expect(requestsTo('templateSend')).toHaveLength(2);
 	});
