@@ -154,7 +154,7 @@ describe('Send Template as an AI tool ($fromAI), over MCP', () => {
 
 		// recordatorio_pago takes three variables; the AI gives two.
 		const missing = await mcp.callTool(tool!.name, { phone: '+14155550123', template: RECORDATORIO_PAGO, body1: 'Ana', body2: '20 €' }, 3);
-		expect(JSON.stringify(missing.body)).toContain('template \\"recordatorio_pago\\" needs \\"body3\\"; it takes body1, body2, body3');
+		expect(JSON.stringify(missing.body)).toContain('template \\"recordatorio_pago\\" needs a value for \\"Body 3: …{2} vence el {3}.\\"; it takes body1, body2, body3');
 		expect(await requestsTo('templateSend')).toEqual([]);
 
 		const rejected = await mcp.callTool(tool!.name, { phone: '+14155550123', template: SPRING_SALE, body1: '20%', body2: '' }, 4);
