@@ -36,15 +36,44 @@ export function discard(body: unknown): void {
 	if (isStream(body)) body.destroy?.();
 }
 
-/** A deadline `ms` from now as a signal; `clear()` once it is no longer needed (frees its timer). */
-export function deadline(ms: number): { signal: AbortSignal; clear(): void } {
-	const expiry = new AbortController();
+/** Reasons made once: an abort without one builds a DOMException (and its stack) every time, and every request has a deadline. */
+const DEADLINE_PASSED = new Error('deadline');
+const DEADLINE_CLEARED = new Error('deadline cleared');
+
+export interface Deadline {
+	/** Aborts when the time is up, or when the signal it was given aborts (with that one's reason). */
+	signal: AbortSignal;
+	/** Whether the time ran out (rather than the other signal ending it). */
+	readonly expired: boolean;
+	/** Once it is no longer needed: frees its timer and its listener. */
+	clear(): void;
+}
+
+/** A deadline `ms` from now that also ends when `also` aborts: one signal for both. */
+export function deadline(ms: number, also?: AbortSignal): Deadline {
+	const ends = new AbortController();
 	const cleared = new AbortController();
+	let expired = false;
+	const onAlso = () => ends.abort(also!.reason);
+	if (also?.aborted) onAlso();
+	else also?.addEventListener('abort', onAlso, { once: true });
 	void interruptibleSleep(ms, cleared.signal).then(
-		() => expiry.abort(new Error('deadline')),
+		() => {
+			expired = true;
+			ends.abort(DEADLINE_PASSED);
+		},
 		() => undefined,
 	);
-	return { signal: expiry.signal, clear: () => cleared.abort() };
+	return {
+		signal: ends.signal,
+		get expired() {
+			return expired;
+		},
+		clear: () => {
+			also?.removeEventListener('abort', onAlso);
+			cleared.abort(DEADLINE_CLEARED);
+		},
+	};
 }
 
 /**

@@ -35,8 +35,8 @@ export async function attemptOnce(
 	const credentialType = SERVICE_APIS[request.api].credentialType;
 	// A send's answer is small, but may echo what was sent (a plant's name): room for that twice.
 	const maxBytes = request.method === 'GET' ? LIST_ANSWER_MAX_BYTES : SEND_ANSWER_MAX_BYTES + 2 * JSON.stringify(request.body ?? '').length;
-	const timer = deadline(attempt.policy.timeoutMs);
-	const ends = abortSignal ? AbortSignal.any([timer.signal, abortSignal]) : timer.signal;
+	const timer = deadline(attempt.policy.timeoutMs, abortSignal);
+	const ends = timer.signal;
 	let response: IN8nHttpFullResponse | undefined;
 	let thrown: unknown;
 	try {
@@ -61,7 +61,7 @@ export async function attemptOnce(
 	}
 	if (abortSignal?.aborted) return { type: 'failed', error: abandonedError(attempt, abortSignal.reason), haltsRun: false };
 	// The whole answer did not come within Timeout: as a timeout, the service may have acted on it.
-	if (timer.signal.aborted && !response) thrown = { code: 'ETIMEDOUT', message: `timeout of ${attempt.policy.timeoutMs}ms exceeded` };
+	if (timer.expired && !response) thrown = { code: 'ETIMEDOUT', message: `timeout of ${attempt.policy.timeoutMs}ms exceeded` };
 	try {
 		return judge(attempt, response, thrown);
 	} catch (error) {

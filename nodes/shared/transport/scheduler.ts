@@ -119,6 +119,9 @@ export async function interruptibleSleep(ms: number, signal: AbortSignal): Promi
 	}
 }
 
+/** Ends the pump's sleep when something changed (made once: an abort without a reason builds a DOMException each time). */
+const WOKEN = new Error('woken');
+
 export const realClock: Clock = { now: () => Date.now(), sleep: interruptibleSleep };
 
 /** Answer times in order, oldest first, with a count of those after a time in O(log n). */
@@ -332,7 +335,7 @@ export class Account {
 	 * before anyone's turn is decided.
 	 */
 	private poke(): void {
-		this.wake?.abort();
+		this.wake?.abort(WOKEN);
 		if (this.pumping) return;
 		this.pumping = true;
 		queueMicrotask(() => void this.pump());
