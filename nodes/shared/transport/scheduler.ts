@@ -25,11 +25,12 @@ import { sleep } from 'n8n-workflow';
  *    the oldest answer still counted toward the service's window (it admits the next one once
  *    that answer leaves its window). An accepted probe ends the pause and teaches the limit: what
  *    the service accepted before it refused, per the time from the oldest of those to the probe
- *    (the round length below it, when a whole-second Retry-After made the probe late). A pause in which a request started after the
- *    refused one was accepted teaches nothing: a full window refuses everything after it, so
- *    that refusal was a stray one. From then on the account never has more than that many in
- *    such a window, in every run; the count creeps up by 5% after ten quiet windows (a plan may
- *    be raised) and drops to what was accepted at the next refusal.
+ *    (the round length below it, when a whole-second Retry-After made the probe late). A pause
+ *    in which a request started after the refused one was accepted teaches nothing: a full
+ *    window refuses everything after it, so that refusal was a stray one. From then on the
+ *    account never has more than that many in such a window, in every run; the count creeps up
+ *    by 5% after ten quiet windows (a plan may be raised) and drops to what was accepted at the
+ *    next refusal.
  * 6. A pause longer than a run's Max Wait fails that run's waiting requests with
  *    LimitNotReopenedError (a last probe goes at Max Wait); an aborted run signal takes its
  *    waiters out at once.
@@ -202,7 +203,7 @@ export const AUTO_CONCURRENCY = { initial: 1, opened: 16, max: 64 } as const;
  * The window lengths services count in, in seconds: round numbers, a second, a minute, an hour
  * and the steps between, each at most half as long again as the one before. Without Retry-After a
  * probe goes when the next of these has passed since the oldest counted answer, so a window of
- * one of these lengths is met the moment it reopens, and any other is overshot by under a half (a third past 30 s).
+ * one of these lengths is met the moment it reopens, and any other is overshot by under a half.
  */
 const ROUND_WINDOWS_MS = [
 	0.25, 0.5, 1, 1.5, 2, 3, 4, 5, 6, 7.5, 10, 12, 15, 20, 30, 40, 45, 60,
