@@ -31,8 +31,6 @@ export interface AdditionalDataOptions {
 	workflowData?: IWorkflowBase;
 	/** LoadOptionsContext reads the node's current parameters from here. */
 	currentNodeParameters?: INodeParameters;
-	/** `$vars` */
-	variables?: Record<string, string>;
 }
 
 export function createHooks(
@@ -91,7 +89,7 @@ export function createAdditionalData(options: AdditionalDataOptions): IWorkflowE
 		webhookWaitingBaseUrl: `${base}webhook-waiting`,
 		mcpBaseUrl: `${base}mcp`,
 		mcpTestBaseUrl: `${base}mcp-test`,
-		variables: options.variables ?? {},
+		variables: {},
 		executeWorkflow: refuse('Executing a sub-workflow'),
 		getRunExecutionData: async () => undefined,
 		getRuntimeCredential: async () => undefined,

@@ -7,13 +7,14 @@
  *  - authenticate(): a function `authenticate` is called; a generic one ({ type: 'generic',
  *    properties: { headers, qs, body, auth } }) has every key and value resolved as an n8n
  *    expression against `{ $credentials }` with the workflow's expression engine
- *    (server `resolveValue`) and merged into the request.
+ *    (server `resolveValue`) and merged into the request (the HTTP Request node's Header Auth,
+ *    which the bench's baselines use).
  *  - getDecrypted(): property defaults applied (NodeHelpers.getNodeParameters over the type's
  *    properties, `extends` merged), then expressions in the data resolved, against the running
  *    item when called from an execution (server `applyDefaultsAndOverwrites`).
- *  - preAuthentication(): the type's `preAuthentication` runs when the type has an expirable hidden
- *    property that is empty, or the token expired (401 retry), or it is a credential test; the
- *    result is written back to the store (server: to the database).
+ *
+ * The product's credentials need nothing more (no preAuthentication, no OAuth): a call the
+ * server would make for those fails here rather than pretending.
  */
 import type {
 	ICredentialDataDecryptedObject,
@@ -42,11 +43,6 @@ const { NodeHelpers, UnexpectedError, UserError, isExpression } = n8nWorkflow;
 
 export type CredentialsByType = Record<string, ICredentialDataDecryptedObject>;
 
-export interface CredentialUpdate {
-	type: string;
-	data: ICredentialDataDecryptedObject;
-}
-
 const mockNode: INode = {
 	id: 'mock',
 	name: '',
@@ -63,34 +59,8 @@ const mockNodeTypes: INodeTypes = {
 };
 const mockNodeType = { description: { properties: [] } } as unknown as INodeType;
 
-/** Restricts a preAuthentication hook's requests to the credential's own allowed domains (server). */
-function restrictToCredentialDomains(
-	helpers: IHttpRequestHelper,
-	credentials: ICredentialDataDecryptedObject,
-): IHttpRequestHelper {
-	return {
-		helpers: {
-			httpRequest: async (requestOptions: IHttpRequestOptions) => {
-				const allowedDomains = n8nWorkflow.getCredentialOwnRequestAllowedDomains(credentials);
-				if (allowedDomains === undefined) {
-					return await helpers.helpers.httpRequest(requestOptions);
-				}
-				if (requestOptions.allowedDomains !== undefined) {
-					throw new UserError(
-						'This credential restricts requests to specific domains, which cannot be combined with the domains its authentication step asks for.',
-					);
-				}
-				return await helpers.helpers.httpRequest({ ...requestOptions, allowedDomains });
-			},
-		},
-	};
-}
-
 export class HarnessCredentialsHelper extends n8nWorkflow.ICredentialsHelper {
 	private readonly store: CredentialsByType;
-
-	/** Every updateCredentials / updateCredentialsOauthTokenData call, in order. */
-	readonly updates: CredentialUpdate[] = [];
 
 	constructor(
 		private readonly pkg: LoadedPackage,
@@ -98,11 +68,6 @@ export class HarnessCredentialsHelper extends n8nWorkflow.ICredentialsHelper {
 	) {
 		super();
 		this.store = structuredClone(credentials);
-	}
-
-	/** The stored (raw) data for a type, after any updates made during the run. */
-	getStored(type: string): ICredentialDataDecryptedObject | undefined {
-		return this.store[type];
 	}
 
 	async authenticate(
@@ -157,70 +122,20 @@ export class HarnessCredentialsHelper extends n8nWorkflow.ICredentialsHelper {
 		return requestOptions as IHttpRequestOptions;
 	}
 
+	/** n8n-core asks before every authenticated request; none of the product's types has a hook. */
 	async preAuthentication(
-		helpers: IHttpRequestHelper,
-		credentials: ICredentialDataDecryptedObject,
+		_helpers: IHttpRequestHelper,
+		_credentials: ICredentialDataDecryptedObject,
 		typeName: string,
-		node: INode,
-		credentialsExpired: boolean,
-	): Promise<ICredentialDataDecryptedObject | undefined> {
-		const credentialType = this.pkg.getCredentialType(typeName);
-
-		const expirableProperty = credentialType.properties.find(
-			(property) => property.type === 'hidden' && property?.typeOptions?.expirable === true,
-		);
-		if (expirableProperty?.name === undefined) {
-			return undefined;
-		}
-
-		// The mock node the credential tester uses: a test always runs preAuthentication.
-		const isTestingCredentials =
-			node?.parameters?.temp === '' && node?.type === 'n8n-nodes-base.noOp';
-
-		if (typeof credentialType.preAuthentication === 'function') {
-			if (
-				credentials[expirableProperty.name] === '' ||
-				credentialsExpired ||
-				isTestingCredentials
-			) {
-				const output = await credentialType.preAuthentication.call(
-					restrictToCredentialDomains(helpers, credentials),
-					credentials,
-				);
-				if (output[expirableProperty.name] === undefined) {
-					return undefined;
-				}
-				if (node.credentials) {
-					const nodeCredentials = node.credentials[credentialType.name];
-					const storedData = this.store[credentialType.name] ?? {};
-					const dataToPersist: ICredentialDataDecryptedObject = { ...storedData };
-					for (const [key, value] of Object.entries(output as ICredentialDataDecryptedObject)) {
-						if (key === expirableProperty.name || !isExpression(storedData[key])) {
-							dataToPersist[key] = value;
-						}
-					}
-					await this.updateCredentials(nodeCredentials, credentialType.name, dataToPersist);
-					return Object.assign(credentials, output);
-				}
-			}
+	): Promise<undefined> {
+		if (this.pkg.getCredentialType(typeName).preAuthentication) {
+			throw new UnexpectedError(`The harness does not run preAuthentication (credential type ${typeName})`);
 		}
 		return undefined;
 	}
 
-	async runPreAuthentication(
-		helpers: IHttpRequestHelper,
-		credentials: ICredentialDataDecryptedObject,
-		typeName: string,
-	): Promise<ICredentialDataDecryptedObject | undefined> {
-		const credentialType = this.pkg.getCredentialType(typeName);
-		if (typeof credentialType.preAuthentication !== 'function') {
-			return undefined;
-		}
-		const output = await credentialType.preAuthentication.call(
-			restrictToCredentialDomains(helpers, credentials),
-			credentials,
-		);
-		return (output as ICredentialDataDecryptedObject) ?? undefined;
+	async runPreAuthentication(): Promise<undefined> {
+		throw new UnexpectedError('The harness does not run preAuthentication');
 	}
 
 	/** Server `resolveValue`: expressions resolved with the workflow's engine, falsy → ''. */
@@ -383,43 +298,18 @@ export class HarnessCredentialsHelper extends n8nWorkflow.ICredentialsHelper {
 		return decryptedData;
 	}
 
-	async updateCredentials(
-		_nodeCredentials: INodeCredentialsDetails,
-		type: string,
-		data: ICredentialDataDecryptedObject,
-	): Promise<void> {
-		this.store[type] = structuredClone(data);
-		this.updates.push({ type, data: structuredClone(data) });
+	async updateCredentials(): Promise<void> {
+		throw new UnexpectedError('The harness stores no credential updates: the product never writes its credentials back');
 	}
 
-	async updateCredentialsOauthTokenData(
-		nodeCredentials: INodeCredentialsDetails,
-		type: string,
-		data: ICredentialDataDecryptedObject,
-	): Promise<void> {
-		const stored = this.lookup(nodeCredentials, type);
-		await this.updateCredentials(nodeCredentials, type, {
-			...stored,
-			oauthTokenData: data.oauthTokenData,
-		});
+	async updateCredentialsOauthTokenData(): Promise<void> {
+		throw new UnexpectedError('The harness has no OAuth credentials');
 	}
 
 	getCredentialsProperties(type: string): INodeProperties[] {
 		const credentialTypeData = this.pkg.getCredentialType(type);
 
 		if (credentialTypeData.extends === undefined) {
-			if (['oAuth1Api', 'oAuth2Api'].includes(type)) {
-				return [
-					...credentialTypeData.properties,
-					{
-						displayName: 'oauthTokenData',
-						name: 'oauthTokenData',
-						type: 'json',
-						required: false,
-						default: {},
-					},
-				];
-			}
 			return credentialTypeData.properties;
 		}
 

@@ -18,7 +18,6 @@ export { HarnessNodeTypes, STUB_NODE_TYPE, createStubNodeType } from './node-typ
 export {
 	HarnessCredentialsHelper,
 	type CredentialsByType,
-	type CredentialUpdate,
 } from './credentials-helper';
 export { createAdditionalData, INSTANCE_BASE_URL } from './additional-data';
 export {
@@ -31,6 +30,6 @@ export {
 	type RunNodeOptions,
 	type RunNodeSpec,
 } from './run-workflow';
-export { callListSearch, callResourceMapper, callLoadOptions, type EditorCallOptions } from './load-options';
+export { callListSearch, callResourceMapper, type EditorCallOptions } from './load-options';
 export { callCredentialTest, type CredentialTestOptions } from './credential-test';
 export { HTTP_REQUEST_TYPE, installedN8n, installN8n, loadHttpRequestNode, type HttpRequestLoad } from './n8n-nodes-base';

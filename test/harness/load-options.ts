@@ -1,5 +1,5 @@
 /**
- * Editor-side node methods (listSearch, resourceMapping, loadOptions) called the way n8n's
+ * Editor-side node methods (listSearch, resourceMapping) called the way n8n's
  * DynamicNodeParametersService does: a one-node workflow with a 'Temp-Node', a real n8n-core
  * LoadOptionsContext (so `this.helpers.httpRequestWithAuthentication`, `this.getCredentials`,
  * `this.getNodeParameter` / `getCurrentNodeParameter` work as in the editor) and additional data
@@ -12,7 +12,6 @@ import type {
 	INodeCredentials,
 	INodeListSearchResult,
 	INodeParameters,
-	INodePropertyOptions,
 	INodeType,
 	ResourceMapperFields,
 } from 'n8n-workflow';
@@ -26,7 +25,7 @@ import { n8nCore, n8nWorkflow, withExpressionEngine } from './runtime';
 export interface EditorCallOptions {
 	/** `n8n-nodes-messaging.<name>`, `CUSTOM.<name>` or `<name>`. */
 	nodeType: string;
-	/** Name of the method in `methods.listSearch` / `methods.resourceMapping` / `methods.loadOptions`. */
+	/** Name of the method in `methods.listSearch` / `methods.resourceMapping`. */
 	method: string;
 	/** Credential data by credential TYPE name. */
 	credentials?: Record<string, ICredentialDataDecryptedObject>;
@@ -41,7 +40,7 @@ export interface EditorCallOptions {
 	package?: LoadedPackage;
 }
 
-type MethodKind = 'listSearch' | 'resourceMapping' | 'loadOptions';
+type MethodKind = 'listSearch' | 'resourceMapping';
 
 async function callEditorMethod<T>(
 	kind: MethodKind,
@@ -146,10 +145,4 @@ export async function callResourceMapper(opts: EditorCallOptions): Promise<Resou
 			return true;
 		}),
 	};
-}
-
-export async function callLoadOptions(opts: EditorCallOptions): Promise<INodePropertyOptions[]> {
-	return await callEditorMethod<INodePropertyOptions[]>('loadOptions', opts, async (method, context) =>
-		await method.call(context),
-	);
 }

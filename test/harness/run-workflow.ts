@@ -1,6 +1,6 @@
 /**
  * Runs workflow JSON through n8n-core's WorkflowExecute (the real engine: paired items,
- * continueOnFail / onError routing, retries, pin data, expression evaluation, credentials).
+ * continueOnFail / onError routing, retries, expression evaluation, credentials).
  */
 import type {
 	ExecutionError,
@@ -10,16 +10,14 @@ import type {
 	INode,
 	INodeCredentials,
 	INodeExecutionData,
-	IPinData,
 	IRun,
 	ITaskData,
 	IWorkflowSettings,
 	Workflow,
-	WorkflowExecuteMode,
 } from 'n8n-workflow';
 
 import { createAdditionalData, nextExecutionId, workflowBase } from './additional-data';
-import { HarnessCredentialsHelper, type CredentialUpdate } from './credentials-helper';
+import { HarnessCredentialsHelper } from './credentials-helper';
 import { HarnessNodeTypes, createStubNodeType } from './node-types';
 import { loadPackage, type LoadedPackage } from './package-loader';
 import { n8nCore, n8nWorkflow, withExpressionEngine, type ExpressionEngine } from './runtime';
@@ -33,7 +31,6 @@ export interface RunWorkflowOptions {
 		connections: IConnections | unknown;
 		/** Used as given; when absent the harness uses `{ executionOrder: 'v1' }` (new n8n workflows). */
 		settings?: object;
-		pinData?: object;
 	};
 	/** Credential data by credential TYPE name; a node's `credentials: { <type>: {id, name} }` resolves to it. */
 	credentials?: Record<string, ICredentialDataDecryptedObject>;
@@ -46,10 +43,6 @@ export interface RunWorkflowOptions {
 	package?: LoadedPackage;
 	/** Node to start from. Default: the first root trigger-like node, else the first root with outgoing connections. */
 	startNode?: string;
-	/** Default 'manual' (what the editor's "Execute workflow" uses). */
-	mode?: WorkflowExecuteMode;
-	/** `$vars` */
-	variables?: Record<string, string>;
 	/**
 	 * Expression engine for this run (default: configureHarness / N8N_EXPRESSION_ENGINE, else 'vm'
 	 * like an n8n 2.x server). 'legacy' is several times faster for bulk runs.
@@ -84,8 +77,6 @@ export interface RunResult {
 	status: IRun['status'];
 	/** Node names in the order they finished. */
 	executionOrder: string[];
-	/** Credential data written back during the run (preAuthentication token refresh, OAuth). */
-	credentialUpdates: CredentialUpdate[];
 }
 
 const STICKY_NOTE = 'n8n-nodes-base.stickyNote';
@@ -196,7 +187,8 @@ export async function runWorkflow(opts: RunWorkflowOptions): Promise<RunResult> 
 
 async function execute(opts: RunWorkflowOptions): Promise<RunResult> {
 	const pkg = opts.package ?? loadPackage();
-	const mode = opts.mode ?? 'manual';
+	// What the editor's "Execute workflow" uses.
+	const mode = 'manual';
 	const name = opts.workflow.name ?? 'Harness workflow';
 	const settings = (opts.workflow.settings ?? { executionOrder: 'v1' }) as IWorkflowSettings;
 	const nodes = normalizeNodes(opts.workflow.nodes as unknown[], pkg);
@@ -220,7 +212,6 @@ async function execute(opts: RunWorkflowOptions): Promise<RunResult> {
 		credentialsHelper,
 		mode,
 		executionId,
-		variables: opts.variables,
 		workflowData: workflowBase(name, settings, { nodes, connections }),
 	});
 	const executionOrder: string[] = [];
@@ -238,7 +229,6 @@ async function execute(opts: RunWorkflowOptions): Promise<RunResult> {
 		const running = workflowExecute.run({
 			workflow,
 			startNode: pickStartNode(workflow, nodes, opts.startNode),
-			pinData: opts.workflow.pinData as IPinData | undefined,
 		});
 		opts.signal?.addEventListener('abort', () => running.cancel(), { once: true });
 		data = await running;
@@ -263,7 +253,6 @@ async function execute(opts: RunWorkflowOptions): Promise<RunResult> {
 		data,
 		status: data.status,
 		executionOrder,
-		credentialUpdates: credentialsHelper.updates,
 	};
 	for (const [nodeName, runs] of Object.entries(runData)) {
 		result.nodes[nodeName] = toNodeRun(runs, capturedErrors.get(nodeName));
@@ -311,8 +300,6 @@ export interface RunNodeOptions {
 	items: IDataObject[];
 	credentials: Record<string, ICredentialDataDecryptedObject>;
 	package?: LoadedPackage;
-	mode?: WorkflowExecuteMode;
-	variables?: Record<string, string>;
 	expressionEngine?: ExpressionEngine;
 	signal?: AbortSignal;
 }
@@ -374,8 +361,6 @@ export async function runNode(opts: RunNodeOptions): Promise<NodeRun & { run: Ru
 		stubOutputs: { [INPUT_NODE_NAME]: opts.items },
 		package: pkg,
 		startNode: INPUT_NODE_NAME,
-		mode: opts.mode,
-		variables: opts.variables,
 		expressionEngine: opts.expressionEngine,
 		signal: opts.signal,
 	});
