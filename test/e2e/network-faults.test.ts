@@ -3,8 +3,8 @@
  * The safety promise through the real n8n server, against answers real networks give: for
  * every send operation and every fault, no secret and no body at the second origin a redirect
  * names, at most one delivery, and never `success: true` on an answer that is not the
- * service's success. Then: a paced run that stops at a failure, or that is stopped from n8n,
- * ends within a second.
+ * service's success. Then: a paced run stopped from n8n's Stop ends within a second (a run that
+ * stops at its own failure is test/bulk/stop-and-share.test.ts's).
  */
 import { beforeEach, describe, expect, test } from 'vitest';
 import type { ApiName, ScriptStep } from '../emulator/types';
@@ -40,18 +40,13 @@ const sends: Array<[string, ApiName, CredentialType, Record<string, unknown>]> =
 	['sendAlternative', 'alternative', 'messagingXApiKeyApi', { resource: 'message', operation: 'sendAlternative', to: '+14155550123', message: 'Hello' }],
 ];
 
+// One fault of each kind the node tells apart (test/nodes/network-faults.test.ts runs the whole
+// table in the engine): what the real server adds is its stored execution, with n8n's own error
+// classes (1.x and 2.x), and no secret in it.
 const faults: Array<[ScriptStep, RegExp]> = [
 	['reset-after', /may have been delivered/i],
-	['close-after', /may have been delivered/i],
-	['redirect-301', /HTTP 301, a redirect to 127\.0\.0\.1:\d+; redirects are not followed/],
-	['redirect-302', /HTTP 302, a redirect/],
-	['redirect-303', /HTTP 303, a redirect.*may have been delivered/i],
-	['redirect-307', /HTTP 307, a redirect/],
-	['redirect-308', /HTTP 308, a redirect/],
+	['redirect-307', /HTTP 307, a redirect to 127\.0\.0\.1:\d+; redirects are not followed/],
 	['html-200', /Unexpected answer from 127\.0\.0\.1:\d+ \(HTTP 200, text\/html/],
-	['empty-200', /Unexpected answer .*an empty body/],
-	['wrong-shape-200', /Unexpected answer .*JSON of another shape/],
-	['5xx-ratelimit-text', /may have been delivered/i],
 	['echo-key', /./],
 ];
 
@@ -90,16 +85,6 @@ describe('stopping is prompt through the real server', () => {
 			},
 		});
 	const items = Array.from({ length: 40 }, (_, index) => ({ phone: `+1415555${String(1000 + index)}`, text: `paced ${index}` }));
-
-	test('a paced run (6/min, 4 at once, 40 items) whose first item fails ends within 1 s', async () => {
-		await e2e.emulator.setFaults({ script: ['5xx-after'] });
-		const { execution } = await runNode(e2e, pacedSend(false), { items });
-		expect(execution.status).toBe('error');
-		const [failed] = await e2e.emulator.apiRequests();
-		const stoppedAt = Date.parse(String(execution.raw.stoppedAt));
-		expect(stoppedAt - failed.at).toBeLessThan(1_000);
-		expect(await e2e.emulator.apiRequests()).toHaveLength(1);
-	});
 
 	test('the same run stopped from n8n ends within 1 s', async () => {
 		const trigger = await e2e.rest.createWorkflow({

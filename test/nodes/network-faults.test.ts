@@ -110,10 +110,12 @@ const nonService = (step: ScriptStep, what: string): SendFault => ({
 });
 
 const SEND_FAULTS: SendFault[] = [
-	...(['reset-after', 'close-after'] as const).map((step) => ({
+	// To a client a reset before processing looks exactly like one after it: the request was
+	// written, and only the service knows whether it acted. So none of them is sent again.
+	...(['reset', 'reset-after', 'close-after'] as const).map((step) => ({
 		step,
 		outcome: step,
-		processed: true,
+		processed: step !== 'reset',
 		message: (emu: Emulator) => new RegExp(`^The connection to ${escape(hostOf(emu.url))} was dropped before an answer came`),
 		mayHaveBeenDelivered: true,
 	})),
