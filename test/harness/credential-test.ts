@@ -6,12 +6,11 @@
  * type, run by RoutingNode) is not here.
  *
  *  1. the nodes that declare the credential are searched for `testedBy`;
- *  2. the data gets defaults and expression resolution (applyDefaultsAndOverwrites, mode 'internal');
+ *  2. the data is taken as given (credentials-helper.ts says why);
  *  3. the function is called with a real n8n-core CredentialTestContext.
  */
 import type { ICredentialDataDecryptedObject, ICredentialTestFunction, INodeCredentialTestResult, INodeType } from 'n8n-workflow';
 
-import { createAdditionalData } from './additional-data';
 import { HarnessCredentialsHelper } from './credentials-helper';
 import { loadPackage, type LoadedPackage } from './package-loader';
 import { n8nCore, withExpressionEngine } from './runtime';
@@ -56,12 +55,7 @@ export async function callCredentialTest(opts: CredentialTestOptions): Promise<I
 		const credentialsHelper = new HarnessCredentialsHelper(pkg, { [credentialType]: opts.data });
 		let data: ICredentialDataDecryptedObject;
 		try {
-			data = await credentialsHelper.applyDefaultsAndOverwrites(
-				createAdditionalData({ credentialsHelper, mode: 'internal' }),
-				structuredClone(opts.data),
-				credentialType,
-				'internal',
-			);
+			data = credentialsHelper.decrypted(credentialType, opts.data);
 		} catch (error) {
 			return { status: 'Error', message: String((error as Error).message) };
 		}

@@ -9,9 +9,7 @@
  *    expression against `{ $credentials }` with the workflow's expression engine
  *    (server `resolveValue`) and merged into the request (the HTTP Request node's Header Auth,
  *    which the bench's baselines use).
- *  - getDecrypted(): property defaults applied (NodeHelpers.getNodeParameters over the type's
- *    properties, `extends` merged), then expressions in the data resolved, against the running
- *    item when called from an execution (server `applyDefaultsAndOverwrites`).
+ *  - getDecrypted(): the data as given (see there for what the server does beyond that).
  *
  * The product's credentials need nothing more (no preAuthentication, no OAuth): a call the
  * server would make for those fails here rather than pretending.
@@ -19,45 +17,23 @@
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentials,
-	ICredentialsExpressionResolveValues,
-	IExecuteData,
 	IHttpRequestHelper,
 	IHttpRequestOptions,
 	INode,
 	INodeCredentialsDetails,
-	INodeParameters,
 	INodeProperties,
-	INodeType,
-	INodeTypes,
 	IRequestOptionsSimplified,
 	IWorkflowDataProxyAdditionalKeys,
 	IWorkflowExecuteAdditionalData,
 	Workflow,
-	WorkflowExecuteMode,
 } from 'n8n-workflow';
 
 import type { LoadedPackage } from './package-loader';
 import { n8nCore, n8nWorkflow } from './runtime';
 
-const { NodeHelpers, UnexpectedError, UserError, isExpression } = n8nWorkflow;
+const { UnexpectedError, UserError, isExpression } = n8nWorkflow;
 
 export type CredentialsByType = Record<string, ICredentialDataDecryptedObject>;
-
-const mockNode: INode = {
-	id: 'mock',
-	name: '',
-	typeVersion: 1,
-	type: 'mock',
-	position: [0, 0],
-	parameters: {},
-};
-
-const mockNodeTypes: INodeTypes = {
-	getByName: () => mockNodeType,
-	getByNameAndVersion: () => mockNodeType,
-	getKnownTypes: () => ({}),
-};
-const mockNodeType = { description: { properties: [] } } as unknown as INodeType;
 
 export class HarnessCredentialsHelper extends n8nWorkflow.ICredentialsHelper {
 	private readonly store: CredentialsByType;
@@ -200,102 +176,30 @@ export class HarnessCredentialsHelper extends n8nWorkflow.ICredentialsHelper {
 		return data;
 	}
 
+	/**
+	 * The stored data, as given. The server would also fill in property defaults and resolve
+	 * expressions in it; the product's credential properties all default to '' and tests give
+	 * literal values, so a type whose default would matter is refused instead of half-emulated.
+	 */
 	async getDecrypted(
-		additionalData: IWorkflowExecuteAdditionalData,
+		_additionalData: IWorkflowExecuteAdditionalData,
 		nodeCredentials: INodeCredentialsDetails,
 		type: string,
-		mode: WorkflowExecuteMode,
-		executeData?: IExecuteData,
-		raw?: boolean,
-		expressionResolveValues?: ICredentialsExpressionResolveValues,
 	): Promise<ICredentialDataDecryptedObject> {
-		const decryptedDataOriginal = structuredClone(this.lookup(nodeCredentials, type));
-		if (raw === true) {
-			return decryptedDataOriginal;
-		}
-		return await this.applyDefaultsAndOverwrites(
-			additionalData,
-			decryptedDataOriginal,
-			type,
-			mode,
-			executeData,
-			expressionResolveValues,
-		);
+		return this.decrypted(type, this.lookup(nodeCredentials, type));
 	}
 
-	/** Server `applyDefaultsAndOverwrites` (there are no credential overwrites in the harness). */
-	async applyDefaultsAndOverwrites(
-		additionalData: IWorkflowExecuteAdditionalData,
-		decryptedDataOriginal: ICredentialDataDecryptedObject,
-		type: string,
-		mode: WorkflowExecuteMode,
-		executeData?: IExecuteData,
-		expressionResolveValues?: ICredentialsExpressionResolveValues,
-	): Promise<ICredentialDataDecryptedObject> {
-		const credentialsProperties = this.getCredentialsProperties(type);
-
-		let decryptedData = NodeHelpers.getNodeParameters(
-			credentialsProperties,
-			decryptedDataOriginal as INodeParameters,
-			true,
-			false,
-			null,
-			null,
-		) as ICredentialDataDecryptedObject;
-
-		for (const key of ['oauthTokenData', 'allowedHttpRequestDomains', 'allowedDomains']) {
-			if (decryptedData[key] === undefined && decryptedDataOriginal[key] !== undefined) {
-				decryptedData[key] = decryptedDataOriginal[key];
+	decrypted(type: string, data: ICredentialDataDecryptedObject): ICredentialDataDecryptedObject {
+		for (const property of this.getCredentialsProperties(type)) {
+			const given = data[property.name];
+			if (given === undefined && property.default !== '' && property.default !== undefined) {
+				throw new UnexpectedError(`The harness applies no credential defaults: give ${type}.${property.name}`);
+			}
+			if (isExpression(given)) {
+				throw new UnexpectedError(`The harness resolves no expressions in credentials: ${type}.${property.name}`);
 			}
 		}
-
-		const additionalKeys = n8nCore.getAdditionalKeys(additionalData, mode, null, {
-			isCredential: true,
-		});
-
-		if (expressionResolveValues) {
-			try {
-				decryptedData = expressionResolveValues.workflow.expression.getParameterValue(
-					decryptedData as INodeParameters,
-					expressionResolveValues.runExecutionData,
-					expressionResolveValues.runIndex,
-					expressionResolveValues.itemIndex,
-					expressionResolveValues.node.name,
-					expressionResolveValues.connectionInputData,
-					mode,
-					additionalKeys,
-					executeData,
-					false,
-					decryptedData,
-				) as ICredentialDataDecryptedObject;
-			} catch (e) {
-				(e as Error).message += ' [Error resolving credentials]';
-				throw e;
-			}
-		} else {
-			const workflow = new n8nWorkflow.Workflow({
-				nodes: [mockNode],
-				connections: {},
-				active: false,
-				nodeTypes: mockNodeTypes,
-			});
-			await workflow.expression.acquireIsolate();
-			try {
-				decryptedData = workflow.expression.getComplexParameterValue(
-					mockNode,
-					decryptedData as INodeParameters,
-					mode,
-					additionalKeys,
-					undefined,
-					undefined,
-					decryptedData,
-				) as ICredentialDataDecryptedObject;
-			} finally {
-				await workflow.expression.releaseIsolate();
-			}
-		}
-
-		return decryptedData;
+		return structuredClone(data);
 	}
 
 	async updateCredentials(): Promise<void> {
@@ -307,18 +211,6 @@ export class HarnessCredentialsHelper extends n8nWorkflow.ICredentialsHelper {
 	}
 
 	getCredentialsProperties(type: string): INodeProperties[] {
-		const credentialTypeData = this.pkg.getCredentialType(type);
-
-		if (credentialTypeData.extends === undefined) {
-			return credentialTypeData.properties;
-		}
-
-		const combineProperties = [] as INodeProperties[];
-		for (const credentialsTypeName of credentialTypeData.extends) {
-			const mergeCredentialProperties = this.getCredentialsProperties(credentialsTypeName);
-			NodeHelpers.mergeNodeProperties(combineProperties, mergeCredentialProperties);
-		}
-		NodeHelpers.mergeNodeProperties(combineProperties, credentialTypeData.properties);
-		return combineProperties;
+		return this.pkg.getCredentialType(type).properties;
 	}
 }
