@@ -7,7 +7,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
-import { bulkItems, errorText, pairingProblems, phoneOf, runDirectSend, runOperation, sendRequests } from './support';
+import { bulkItems, directSendParameters, errorText, pairingProblems, phoneOf, runOn, sendRequests } from './support';
 import { useEmulator } from '../emulator/use';
 
 const emulator = useEmulator({ seed: 3 });
@@ -34,7 +34,8 @@ const HALTING: HaltCase[] = [
 describe('fail fast with Continue On Fail: one call, every item carries the reason', () => {
 	it.each(HALTING)('$name: 50 items, the service sees exactly 1 send', async (halt) => {
 		halt.setUp();
-		const run = await runDirectSend(emulator, {
+		const run = await runOn(emulator, {
+			parameters: directSendParameters(),
 			items: bulkItems(50),
 			continueOnFail: true,
 			credentials: halt.credentials?.(),
@@ -53,7 +54,7 @@ describe('fail fast with Continue On Fail: one call, every item carries the reas
 	it('with 16 in flight: only the requests already under way reach the service', async () => {
 		emulator.setAccount({ credits: 0 });
 		emulator.setFaults({ latencyMs: 20 });
-		const run = await runDirectSend(emulator, { items: bulkItems(50), continueOnFail: true, options: { maxConcurrent: 16 } });
+		const run = await runOn(emulator, { parameters: directSendParameters({ maxConcurrent: 16 }), items: bulkItems(50), continueOnFail: true });
 		expect(pairingProblems(run.items, 50)).toEqual([]);
 		expect(sendRequests(emulator).length).toBeLessThanOrEqual(16);
 		expect(run.items.every((item) => /insufficient credits/i.test(errorText(item) ?? ''))).toBe(true);
@@ -62,7 +63,7 @@ describe('fail fast with Continue On Fail: one call, every item carries the reas
 	it('items that will not be sent do not wait for pacing: credits at 0, 20 items paced at 1 per minute end at once', async () => {
 		emulator.setAccount({ credits: 0 });
 		// Paced, the 19 after the first would take 19 minutes: ending at all shows they did not wait.
-		const run = await runDirectSend(emulator, { items: bulkItems(20), continueOnFail: true, options: { maxPerMinute: 1 } });
+		const run = await runOn(emulator, { parameters: directSendParameters({ maxPerMinute: 1 }), items: bulkItems(20), continueOnFail: true });
 		expect(pairingProblems(run.items, 20)).toEqual([]);
 		expect(run.items.every((item) => /insufficient credits/i.test(errorText(item) ?? ''))).toBe(true);
 		expect(sendRequests(emulator)).toHaveLength(1);
@@ -71,7 +72,7 @@ describe('fail fast with Continue On Fail: one call, every item carries the reas
 	it('credits running out mid-run: the items before were delivered, the rest fail without a call', async () => {
 		emulator.setAccount({ credits: 5 });
 		// One at a time, so that exactly one call finds the balance empty (Auto may have more under way).
-		const run = await runDirectSend(emulator, { items: bulkItems(20), continueOnFail: true, options: { maxConcurrent: 1 } });
+		const run = await runOn(emulator, { parameters: directSendParameters({ maxConcurrent: 1 }), items: bulkItems(20), continueOnFail: true });
 		expect(pairingProblems(run.items, 20)).toEqual([]);
 		expect(run.items.slice(0, 5).map((item) => item.json.to)).toEqual([0, 1, 2, 3, 4].map(phoneOf));
 		expect(run.items.slice(5).every((item) => /insufficient credits/i.test(errorText(item) ?? ''))).toBe(true);
@@ -82,7 +83,7 @@ describe('fail fast with Continue On Fail: one call, every item carries the reas
 	it('a failure about one recipient does not stop the others', async () => {
 		const items = bulkItems(6);
 		items[1] = { ...items[1], phone: '+15550000000' }; // not on the platform
-		const run = await runDirectSend(emulator, { items, continueOnFail: true });
+		const run = await runOn(emulator, { parameters: directSendParameters(), items, continueOnFail: true });
 		expect(errorText(run.items[1])).toMatch(/no active account/i);
 		expect(run.items.filter((item) => item.json.success === true)).toHaveLength(5);
 		expect(sendRequests(emulator)).toHaveLength(6);
@@ -92,10 +93,7 @@ describe('fail fast with Continue On Fail: one call, every item carries the reas
 describe('without Continue On Fail the run fails with the reason and later items are not sent', () => {
 	it.each(HALTING)('$name', async (halt) => {
 		halt.setUp();
-		const run = await runDirectSend(emulator, {
-			items: bulkItems(50),
-			credentials: halt.credentials?.(),
-		});
+		const run = await runOn(emulator, { parameters: directSendParameters(), items: bulkItems(50), credentials: halt.credentials?.() });
 		expect(run.error?.name).toBe('NodeApiError');
 		expect(run.error?.message).toMatch(halt.reason);
 		expect(run.run.status).toBe('error');
@@ -106,7 +104,7 @@ describe('without Continue On Fail the run fails with the reason and later items
 		const items = bulkItems(20);
 		items[3] = { ...items[3], phone: '+15550000000' };
 		// One at a time: with more under way, the requests started before item 3's answer finish too.
-		const run = await runDirectSend(emulator, { items, options: { maxConcurrent: 1 } });
+		const run = await runOn(emulator, { parameters: directSendParameters({ maxConcurrent: 1 }), items });
 		expect(run.error?.message).toMatch(/no active account/i);
 		expect((run.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(3);
 		expect(sendRequests(emulator).map((request) => (request.body as { phone: string }).phone)).toEqual([
@@ -121,7 +119,7 @@ describe('without Continue On Fail the run fails with the reason and later items
 		emulator.setFaults({ latencyMs: 15 });
 		const items = bulkItems(40);
 		items[10] = { ...items[10], phone: '+15550000000' };
-		const run = await runDirectSend(emulator, { items, options: { maxConcurrent: 8 } });
+		const run = await runOn(emulator, { parameters: directSendParameters({ maxConcurrent: 8 }), items });
 		expect(run.error?.message).toMatch(/no active account/i);
 		const requests = sendRequests(emulator);
 		const failed = requests.findIndex((request) => request.outcome === 'rejected');
@@ -134,7 +132,7 @@ describe('without Continue On Fail the run fails with the reason and later items
 	it('bad input in a batch of deletes: nothing is deleted (deletes are not held like sends, the checks still come first)', async () => {
 		const items = Array.from({ length: 200 }, (_, index) => ({ plantId: index + 1 }));
 		items[199] = { plantId: 'abc' } as never;
-		const run = await runOperation(emulator, {
+		const run = await runOn(emulator, {
 			type: 'sandboxPlants',
 			parameters: { resource: 'plant', operation: 'delete', plantId: '={{ $json.plantId }}', options: { maxConcurrent: 4 } },
 			items,
@@ -148,7 +146,7 @@ describe('without Continue On Fail the run fails with the reason and later items
 	it('bad input in any item stops the run before anything is sent', async () => {
 		const items = bulkItems(30);
 		items[29] = { ...items[29], phone: '12345' };
-		const run = await runDirectSend(emulator, { items, options: { maxConcurrent: 4 } });
+		const run = await runOn(emulator, { parameters: directSendParameters({ maxConcurrent: 4 }), items });
 		expect(run.error?.name).toBe('NodeOperationError');
 		expect((run.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(29);
 		expect(emulator.requests).toHaveLength(0);

@@ -13,8 +13,15 @@ import type { IDataObject } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
 import type { RateLimitFault } from '../emulator';
-import { runNode } from '../harness';
-import { bulkItems, directSendParameters, errorText, pairingProblems, sendRequests, type SendOptions } from './support';
+import {
+	bulkItems,
+	directSendParameters,
+	errorText,
+	pairingProblems,
+	runOn,
+	type SendOptions,
+	sendRequests,
+} from './support';
 import { useEmulator } from '../emulator/use';
 
 const LIMIT = 10;
@@ -25,14 +32,7 @@ const emulator = useEmulator({ seed: 3 });
 
 /** One execution of Messaging → Send with `options` (none: the defaults), for one credential. */
 async function execution(items: IDataObject[], credentialId: string, options: SendOptions = {}) {
-	const started = performance.now();
-	const result = await runNode({
-		node: { type: 'messaging', parameters: directSendParameters(options), credentials: ['messagingBearerApi'], credentialId },
-		items,
-		credentials: emulator.credentials as never,
-		expressionEngine: 'legacy',
-	});
-	return { ...result, elapsedMs: performance.now() - started };
+	return await runOn(emulator, { parameters: directSendParameters(options), items, credentialId });
 }
 
 const refusals = () => sendRequests(emulator).filter((request) => request.outcome === 'rate-limited').length;
@@ -95,17 +95,11 @@ describe('a limit that cannot be waited out', () => {
 	it('with Continue On Fail, every item past the limit says so, and none waits longer than Max Wait', async () => {
 		emulator.setFaults({ latencyMs: LATENCY_MS, rateLimit: { limit: 2, windowMs: 3_600_000, answer: 'reason' } });
 		const started = performance.now();
-		const run = await runNode({
-			node: {
-				type: 'messaging',
-				parameters: directSendParameters({ maxWaitSeconds: 2 }),
-				credentials: ['messagingBearerApi'],
-				credentialId: 'seek-hourly-cof',
-				continueOnFail: true,
-			},
+		const run = await runOn(emulator, {
+			parameters: directSendParameters({ maxWaitSeconds: 2 }),
 			items: bulkItems(8),
-			credentials: emulator.credentials as never,
-			expressionEngine: 'legacy',
+			credentialId: 'seek-hourly-cof',
+			continueOnFail: true,
 		});
 		expect(pairingProblems(run.items, 8)).toEqual([]);
 		expect(run.items.slice(0, 2).every((item) => item.json.success === true)).toBe(true);

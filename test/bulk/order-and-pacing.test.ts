@@ -5,8 +5,16 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { runNode } from '../harness';
-import { bulkItems, deliveryKey, directSendParameters, pairingProblems, phoneOf, runDirectSend, sendRequests, textOf } from './support';
+import {
+	bulkItems,
+	deliveryKey,
+	directSendParameters,
+	pairingProblems,
+	phoneOf,
+	runOn,
+	sendRequests,
+	textOf,
+} from './support';
 import { useEmulator } from '../emulator/use';
 
 const emulator = useEmulator({ seed: 11 });
@@ -21,7 +29,7 @@ function expectAllDeliveredOnce(count: number) {
 	for (let index = 0; index < count; index++) expect(counts.get(deliveryKey(index)), `item ${index}`).toBe(1);
 }
 
-function expectSuccessItemsInOrder(items: Awaited<ReturnType<typeof runDirectSend>>['items'], count: number) {
+function expectSuccessItemsInOrder(items: Awaited<ReturnType<typeof runOn>>['items'], count: number) {
 	expect(pairingProblems(items, count)).toEqual([]);
 	expect(items.map((item) => item.json.to)).toEqual(inputOrder(count));
 	expect(items.every((item) => item.json.success === true)).toBe(true);
@@ -29,7 +37,7 @@ function expectSuccessItemsInOrder(items: Awaited<ReturnType<typeof runDirectSen
 
 describe('order', () => {
 	it('concurrency 1: requests, deliveries and output all follow input order', async () => {
-		const run = await runDirectSend(emulator, { items: bulkItems(25), options: { maxConcurrent: 1 } });
+		const run = await runOn(emulator, { parameters: directSendParameters({ maxConcurrent: 1 }), items: bulkItems(25) });
 		expect(run.error).toBeUndefined();
 		expectSuccessItemsInOrder(run.items, 25);
 		expect(sendRequests(emulator).map((request) => (request.body as { phone: string }).phone)).toEqual(inputOrder(25));
@@ -42,7 +50,7 @@ describe('order', () => {
 		// is retried after). "1 sends in input order" (README): a retried item still goes before the
 		// items after it.
 		emulator.setFaults({ script: ['ok', 'ok', 'ok', '429', 'ok', 'ok', 'ok', 'ok', '429'], retryAfter: '0.2' });
-		const run = await runDirectSend(emulator, { items: bulkItems(12), options: { maxConcurrent: 1 } });
+		const run = await runOn(emulator, { parameters: directSendParameters({ maxConcurrent: 1 }), items: bulkItems(12) });
 		expect(run.error).toBeUndefined();
 		expectSuccessItemsInOrder(run.items, 12);
 		expectAllDeliveredOnce(12);
@@ -59,7 +67,7 @@ describe('order', () => {
 
 	it('concurrency 1, Continue On Fail: a send dropped after it was written fails alone, the others follow in order', async () => {
 		emulator.setFaults({ script: ['ok', 'ok', 'reset-after'] });
-		const run = await runDirectSend(emulator, { items: bulkItems(6), options: { maxConcurrent: 1 }, continueOnFail: true });
+		const run = await runOn(emulator, { parameters: directSendParameters({ maxConcurrent: 1 }), items: bulkItems(6), continueOnFail: true });
 		expect(run.error).toBeUndefined();
 		expect(pairingProblems(run.items, 6)).toEqual([]);
 		expect(run.items[2].json.error).toMatch(/may have been delivered/);
@@ -72,7 +80,7 @@ describe('order', () => {
 	it('concurrency 16: messages may complete out of order, the output still follows input order', async () => {
 		// Item 0 is rate limited while items 1-15 are already under way, so they finish first.
 		emulator.setFaults({ latencyMs: 20, script: ['429'] });
-		const run = await runDirectSend(emulator, { items: bulkItems(40), options: { maxConcurrent: 16 } });
+		const run = await runOn(emulator, { parameters: directSendParameters({ maxConcurrent: 16 }), items: bulkItems(40) });
 		expect(run.error).toBeUndefined();
 		expectSuccessItemsInOrder(run.items, 40);
 		expectAllDeliveredOnce(40);
@@ -86,7 +94,7 @@ describe('order', () => {
 		items[4] = { ...items[4], phone: 'not a phone' }; // bad input: fails before any request
 		items[9] = { ...items[9], phone: '+15550000000' }; // the service: not on the platform
 		emulator.setFaults({ latencyMs: 5 });
-		const run = await runDirectSend(emulator, { items, options: { maxConcurrent: 16 }, continueOnFail: true });
+		const run = await runOn(emulator, { parameters: directSendParameters({ maxConcurrent: 16 }), items, continueOnFail: true });
 		expect(run.error).toBeUndefined();
 		expect(pairingProblems(run.items, 30)).toEqual([]);
 		run.items.forEach((item, index) => {
@@ -107,7 +115,7 @@ describe('one recipient, several messages', () => {
 			// 40 messages to 5 numbers, interleaved; the first request to arrive is refused once.
 			const items = bulkItems(40).map((item, index) => ({ ...item, phone: phoneOf(index % 5) }));
 			emulator.setFaults({ latencyMs, script: ['429'], retryAfter: '0.2' });
-			const run = await runDirectSend(emulator, { items, options });
+			const run = await runOn(emulator, { parameters: directSendParameters(options), items });
 			expect(run.error).toBeUndefined();
 			expect(pairingProblems(run.items, 40)).toEqual([]);
 			expect(emulator.deliveries).toHaveLength(40);
@@ -141,11 +149,9 @@ describe('50,000 items', () => {
 			cancel.abort();
 		}, 1_000);
 		try {
-			const run = await runNode({
-				node: { type: 'messaging', parameters: directSendParameters(), credentials: ['messagingBearerApi'] },
+			const run = await runOn(emulator, {
+				parameters: directSendParameters(),
 				items: bulkItems(50_000),
-				credentials: emulator.credentials as never,
-				expressionEngine: 'legacy',
 				signal: cancel.signal,
 			});
 			const endedAt = performance.now();
@@ -169,7 +175,7 @@ describe('pacing and concurrency, measured at the emulator', () => {
 		// Counted where it matters, at the service: it counts a request when it arrives, which can be
 		// well after the node let it start (a cold connection, a busy event loop). How evenly the
 		// starts are spread is the scheduler's rule, checked on fake time in test/unit/scheduler.test.ts.
-		const run = await runDirectSend(emulator, { items: bulkItems(40), options: { maxConcurrent: 8, maxPerSecond: 20 } });
+		const run = await runOn(emulator, { parameters: directSendParameters({ maxConcurrent: 8, maxPerSecond: 20 }), items: bulkItems(40) });
 		expect(run.error).toBeUndefined();
 		expectAllDeliveredOnce(40);
 		expect(emulator.maxRequestsInWindow(1000)).toBeLessThanOrEqual(20);
@@ -179,7 +185,7 @@ describe('pacing and concurrency, measured at the emulator', () => {
 	}, 15_000);
 
 	it('Max Requests Per Minute is honoured the same way (30/min: 3 requests take ~4 s)', async () => {
-		const run = await runDirectSend(emulator, { items: bulkItems(3), options: { maxConcurrent: 3, maxPerMinute: 30 } });
+		const run = await runOn(emulator, { parameters: directSendParameters({ maxConcurrent: 3, maxPerMinute: 30 }), items: bulkItems(3) });
 		expect(run.error).toBeUndefined();
 		const requests = sendRequests(emulator);
 		expect(requests).toHaveLength(3);
@@ -193,7 +199,7 @@ describe('pacing and concurrency, measured at the emulator', () => {
 		const latencyMs = 60;
 		emulator.setFaults({ latencyMs });
 		const count = maxConcurrent * 5;
-		const run = await runDirectSend(emulator, { items: bulkItems(count), options: { maxConcurrent } });
+		const run = await runOn(emulator, { parameters: directSendParameters({ maxConcurrent }), items: bulkItems(count) });
 		expect(run.error).toBeUndefined();
 		expectAllDeliveredOnce(count);
 		// Each request stays at the service for at least latencyMs, so requests that arrive within

@@ -12,15 +12,14 @@ import { describe, expect, it } from 'vitest';
 import { startEmulator,  type RequestRecord } from '../emulator';
 import { runNode } from '../harness';
 import {
-	MAY_HAVE_BEEN_DELIVERED,
-	directSendParameters,
 	bulkItems,
 	deliveryKey,
+	directSendParameters,
 	errorText,
+	MAY_HAVE_BEEN_DELIVERED,
 	pairingProblems,
 	phoneOf,
-	runDirectSend,
-	runOperation,
+	runOn,
 	sendRequests,
 } from './support';
 import { useEmulator } from '../emulator/use';
@@ -42,7 +41,7 @@ describe('429: the whole run waits for Retry-After', () => {
 		// Paced at 5/s, items 1.. would start at 200 ms, 400 ms, ... if the 429 (answered after
 		// ~20-50 ms) did not pause them. (On a busy machine the run's checks may take long enough
 		// that item 1 is due at once, and is under way when the 429 is read: the grace allows it.)
-		const run = await runDirectSend(emulator, { items: bulkItems(6), options: { maxConcurrent: 4, maxPerSecond: 5 } });
+		const run = await runOn(emulator, { parameters: directSendParameters({ maxConcurrent: 4, maxPerSecond: 5 }), items: bulkItems(6) });
 		expect(run.error).toBeUndefined();
 		expect(pairingProblems(run.items, 6)).toEqual([]);
 		expect(emulator.duplicates()).toEqual([]);
@@ -65,7 +64,7 @@ describe('429: the whole run waits for Retry-After', () => {
 	it('with 4 in flight: requests already under way finish, nothing new starts until the retry time', async () => {
 		const latencyMs = 40;
 		emulator.setFaults({ latencyMs, script: ['429'] });
-		const run = await runDirectSend(emulator, { items: bulkItems(12), options: { maxConcurrent: 4 } });
+		const run = await runOn(emulator, { parameters: directSendParameters({ maxConcurrent: 4 }), items: bulkItems(12) });
 		expect(run.error).toBeUndefined();
 		expect(pairingProblems(run.items, 12)).toEqual([]);
 		expect(emulator.duplicates()).toEqual([]);
@@ -82,7 +81,7 @@ describe('429: the whole run waits for Retry-After', () => {
 
 	it('Retry-After as an HTTP date from a real sliding-window limit: every item delivered exactly once', async () => {
 		emulator.setFaults({ rateLimit: { limit: 4, windowMs: 1_000, retryAfterFormat: 'date' } });
-		const run = await runDirectSend(emulator, { items: bulkItems(10), options: { maxConcurrent: 2 } });
+		const run = await runOn(emulator, { parameters: directSendParameters({ maxConcurrent: 2 }), items: bulkItems(10) });
 		expect(run.error).toBeUndefined();
 		expect(pairingProblems(run.items, 10)).toEqual([]);
 		expect(run.items.every((item) => item.json.success === true)).toBe(true);
@@ -96,9 +95,9 @@ describe('429: the whole run waits for Retry-After', () => {
 
 	it('Max Wait caps it: a Retry-After above Max Wait fails the item with the rate-limit reason, without waiting', async () => {
 		emulator.setFaults({ rateLimit: { limit: 0, windowMs: 60_000, retryAfterSeconds: 30 } });
-		const run = await runDirectSend(emulator, {
+		const run = await runOn(emulator, {
+			parameters: directSendParameters({ maxConcurrent: 1, maxWaitSeconds: 2 }),
 			items: bulkItems(3),
-			options: { maxConcurrent: 1, maxWaitSeconds: 2 },
 			continueOnFail: true,
 		});
 		expect(run.error).toBeUndefined();
@@ -115,14 +114,14 @@ describe('429: the whole run waits for Retry-After', () => {
 
 	it('a fractional Max Wait is stated as set (0.5 s), not rounded into a contradiction ("wait 1 s, more than Max Wait (1 s)")', async () => {
 		emulator.setFaults({ script: ['429'] });
-		const run = await runDirectSend(emulator, { items: bulkItems(1), options: { maxWaitSeconds: 0.5 }, continueOnFail: true });
+		const run = await runOn(emulator, { parameters: directSendParameters({ maxWaitSeconds: 0.5 }), items: bulkItems(1), continueOnFail: true });
 		expect(errorText(run.items[0])).toMatch(/wait 1 s, more than Max Wait \(0\.5 s\)/);
 		expect(sendRequests(emulator)).toHaveLength(1);
 	});
 
 	it('Max Wait without Continue On Fail: the run fails with the rate-limit reason', async () => {
 		emulator.setFaults({ rateLimit: { limit: 0, windowMs: 60_000, retryAfterSeconds: 30 } });
-		const run = await runDirectSend(emulator, { items: bulkItems(3), options: { maxWaitSeconds: 2 } });
+		const run = await runOn(emulator, { parameters: directSendParameters({ maxWaitSeconds: 2 }), items: bulkItems(3) });
 		expect(run.error?.message).toMatch(/rate limit/i);
 		expect(run.error?.name).toBe('NodeApiError');
 		expect(sendRequests(emulator)).toHaveLength(1);
@@ -130,7 +129,11 @@ describe('429: the whole run waits for Retry-After', () => {
 
 	it('a Retry-After within Max Wait is waited for (Max Wait is a cap, not a wait)', async () => {
 		emulator.setFaults({ rateLimit: { limit: 1, windowMs: 60_000, retryAfterSeconds: 1 } });
-		const run = await runDirectSend(emulator, { items: bulkItems(2), options: { maxWaitSeconds: 1, maxRetries: 1 }, continueOnFail: true });
+		const run = await runOn(emulator, {
+			parameters: directSendParameters({ maxWaitSeconds: 1, maxRetries: 1 }),
+			items: bulkItems(2),
+			continueOnFail: true,
+		});
 		// Item 1 is refused with Retry-After: 1 (= Max Wait), waits, is refused again, and fails after its one retry.
 		expect(run.items[0].json.success).toBe(true);
 		expect(errorText(run.items[1])).toMatch(/rate limit/i);
@@ -143,7 +146,7 @@ describe('429: the whole run waits for Retry-After', () => {
 describe('sends are not retried when the service may have acted on them', () => {
 	it.each(['5xx-after', '5xx-before'] as const)('a send answered %s is not retried and says it may have been delivered', async (fault) => {
 		emulator.setFaults({ script: [fault] });
-		const run = await runDirectSend(emulator, { items: bulkItems(2), continueOnFail: true });
+		const run = await runOn(emulator, { parameters: directSendParameters(), items: bulkItems(2), continueOnFail: true });
 		expect(errorText(run.items[0])).toMatch(MAY_HAVE_BEEN_DELIVERED);
 		expect(run.items[1].json.success).toBe(true);
 		expect(sendRequests(emulator).map((request) => request.outcome)).toEqual([fault, 'delivered']);
@@ -153,7 +156,7 @@ describe('sends are not retried when the service may have acted on them', () => 
 	it('a refusal the service made before acting (429) IS retried, and delivered once', async () => {
 		// A short Retry-After keeps the test quick; the waiting itself is covered above.
 		emulator.setFaults({ script: ['429', '429'], retryAfter: '0.1' });
-		const run = await runDirectSend(emulator, { items: bulkItems(1) });
+		const run = await runOn(emulator, { parameters: directSendParameters(), items: bulkItems(1) });
 		expect(run.error).toBeUndefined();
 		expect(run.items[0].json.success).toBe(true);
 		expect(sendRequests(emulator).map((request) => request.outcome)).toEqual(['rate-limited', 'rate-limited', 'delivered']);
@@ -168,9 +171,9 @@ describe('sends are not retried when the service may have acted on them', () => 
 		const deadUrl = closed.credentials.messagingBearerApi.sendBaseUrl;
 		await closed.close();
 		const started = performance.now();
-		const run = await runDirectSend(emulator, {
+		const run = await runOn(emulator, {
+			parameters: directSendParameters({ maxRetries: 2 }),
 			items: bulkItems(1),
-			options: { maxRetries: 2 },
 			continueOnFail: true,
 			credentials: { ...emulator.credentials, messagingBearerApi: { ...emulator.credentials.messagingBearerApi, sendBaseUrl: deadUrl } },
 		});
@@ -182,21 +185,24 @@ describe('sends are not retried when the service may have acted on them', () => 
 
 	it('Retry Sends After Server Errors: a timed-out send is retried too', async () => {
 		emulator.setFaults({ script: ['hang'] });
-		const run = await runDirectSend(emulator, { items: bulkItems(1), options: { retrySendsOnServerError: true, timeoutSeconds: 1 } });
+		const run = await runOn(emulator, {
+			parameters: directSendParameters({ retrySendsOnServerError: true, timeoutSeconds: 1 }),
+			items: bulkItems(1),
+		});
 		expect(run.error).toBeUndefined();
 		expect(sendRequests(emulator).map((request) => request.outcome)).toEqual(['hang', 'delivered']);
 	});
 
 	it('Max Retries bounds the retries of what is retried (a read after 5xx answers)', async () => {
 		emulator.setFaults({ script: ['5xx-before', '5xx-before', '5xx-before', '5xx-before'] });
-		const run = await runOperation(emulator, { parameters: { resource: 'template', operation: 'getAll', returnAll: true, options: { maxRetries: 2 } } });
+		const run = await runOn(emulator, { parameters: { resource: 'template', operation: 'getAll', returnAll: true, options: { maxRetries: 2 } } });
 		expect(run.error?.message).toMatch(/503|unavailable/i);
 		expect(emulator.requests.filter((request) => request.api === 'templates').map((request) => request.outcome)).toEqual(['5xx-before', '5xx-before', '5xx-before']);
 	});
 
 	it('rate refusals are not bounded by Max Retries but by Max Wait: four 429s in a row, Max Retries 2, the item is delivered', async () => {
 		emulator.setFaults({ script: ['429', '429', '429', '429'], retryAfter: '0.05' });
-		const run = await runDirectSend(emulator, { items: bulkItems(1), options: { maxRetries: 2 }, continueOnFail: true });
+		const run = await runOn(emulator, { parameters: directSendParameters({ maxRetries: 2 }), items: bulkItems(1), continueOnFail: true });
 		expect(run.items[0].json.success).toBe(true);
 		expect(sendRequests(emulator).map((request) => request.outcome)).toEqual(['rate-limited', 'rate-limited', 'rate-limited', 'rate-limited', 'delivered']);
 		expect(emulator.deliveries).toHaveLength(1);
@@ -208,7 +214,7 @@ describe('reads and deletes are retried after a 5xx or a timeout', () => {
 
 	it.each(['5xx-after', '5xx-before'] as const)('template getAll after %s', async (fault) => {
 		emulator.setFaults({ script: [fault] });
-		const run = await runOperation(emulator, { parameters: templatesGetAll });
+		const run = await runOn(emulator, { parameters: templatesGetAll });
 		expect(run.error).toBeUndefined();
 		expect(run.items.map((item) => item.json.template_id)).toEqual(emulator.templates.map((template) => template.template_id));
 		expect(requestsTo('templates').map((request) => request.outcome)).toEqual([fault, 'ok']);
@@ -216,7 +222,7 @@ describe('reads and deletes are retried after a 5xx or a timeout', () => {
 
 	it.each(['5xx-after', '5xx-before'] as const)('plant getAll after %s', async (fault) => {
 		emulator.setFaults({ script: [fault, fault] });
-		const run = await runOperation(emulator, {
+		const run = await runOn(emulator, {
 			type: 'sandboxPlants',
 			parameters: { resource: 'plant', operation: 'getAll', returnAll: false, limit: 2, options: {} },
 		});
@@ -228,10 +234,7 @@ describe('reads and deletes are retried after a 5xx or a timeout', () => {
 
 	it('plant delete after a 5xx before processing', async () => {
 		emulator.setFaults({ script: ['5xx-before'] });
-		const run = await runOperation(emulator, {
-			type: 'sandboxPlants',
-			parameters: { resource: 'plant', operation: 'delete', plantId: 2, options: {} },
-		});
+		const run = await runOn(emulator, { type: 'sandboxPlants', parameters: { resource: 'plant', operation: 'delete', plantId: 2, options: {} } });
 		expect(run.error).toBeUndefined();
 		expect(run.items.map((item) => item.json)).toEqual([{ deleted: true, id: 2 }]);
 		expect(requestsTo('plantsDelete').map((request) => request.outcome)).toEqual(['5xx-before', 'ok']);
@@ -242,10 +245,7 @@ describe('reads and deletes are retried after a 5xx or a timeout', () => {
 		// The first DELETE was carried out, then answered 500. Repeating a DELETE is safe exactly
 		// because its end state is the same; the retry's 404 means "already deleted", not a failure.
 		emulator.setFaults({ script: ['5xx-after'] });
-		const run = await runOperation(emulator, {
-			type: 'sandboxPlants',
-			parameters: { resource: 'plant', operation: 'delete', plantId: 2, options: {} },
-		});
+		const run = await runOn(emulator, { type: 'sandboxPlants', parameters: { resource: 'plant', operation: 'delete', plantId: 2, options: {} } });
 		expect(requestsTo('plantsDelete').map((request) => request.status)).toEqual([500, 404]);
 		expect(emulator.plants().map((plant) => plant.id)).toEqual([1, 3]);
 		expect(run.error?.message).toBeUndefined();
@@ -254,7 +254,7 @@ describe('reads and deletes are retried after a 5xx or a timeout', () => {
 
 	it('plant create (a POST) is not retried after a 5xx', async () => {
 		emulator.setFaults({ script: ['5xx-after'] });
-		const run = await runOperation(emulator, {
+		const run = await runOn(emulator, {
 			type: 'sandboxPlants',
 			parameters: { resource: 'plant', operation: 'create', name: 'Fern', plantId: 40, additionalFields: {}, options: {} },
 			continueOnFail: true,

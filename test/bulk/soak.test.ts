@@ -28,14 +28,15 @@ import { describe, expect, it } from 'vitest';
 
 import type { Outcome, RequestRecord } from '../emulator';
 import {
-	MAY_HAVE_BEEN_DELIVERED,
 	bulkItems,
 	deliveryKey,
+	directSendParameters,
 	errorText,
+	MAY_HAVE_BEEN_DELIVERED,
 	pairingProblems,
 	phoneOf,
 	requestsByRecipient,
-	runDirectSend,
+	runOn,
 	textOf,
 } from './support';
 import { useEmulator } from '../emulator/use';
@@ -92,11 +93,10 @@ describe(`fault soak: ${N} direct sends, Continue On Fail, concurrency ${CONCURR
 			emulator.setFaults({ ...FAULTS, seed: SEED });
 			const items = bulkItems(N);
 
-			const run = await runDirectSend(emulator, {
+			const run = await runOn(emulator, {
+				parameters: directSendParameters({ maxConcurrent: CONCURRENCY, maxRetries: 8, maxWaitSeconds: 5, timeoutSeconds: 10 }),
 				items,
 				continueOnFail: true,
-				// maxRetries 8: six retriable faults in a row (p = 0.07^6) must not fail an item.
-				options: { maxConcurrent: CONCURRENCY, maxRetries: 8, maxWaitSeconds: 5, timeoutSeconds: 10 },
 			});
 			console.info(`soak: ${N} items in ${(run.elapsedMs / 1000).toFixed(1)} s, ${emulator.requests.length} requests`);
 

@@ -13,8 +13,15 @@ import type { IDataObject } from 'n8n-workflow';
 import { describe, expect, it, vi } from 'vitest';
 
 import type { RequestRecord } from '../emulator';
-import { runNode } from '../harness';
-import { bulkItems, directSendParameters, pairingProblems, phoneOf, sendRequests, type SendOptions } from './support';
+import {
+	bulkItems,
+	directSendParameters,
+	pairingProblems,
+	phoneOf,
+	runOn,
+	type SendOptions,
+	sendRequests,
+} from './support';
 import { useEmulator } from '../emulator/use';
 
 const emulator = useEmulator({ seed: 17 });
@@ -29,17 +36,11 @@ interface ExecutionOptions {
 
 /** One execution of Messaging → Send; `endedAt` (epoch ms) when the whole run was over. */
 async function execution(run: ExecutionOptions) {
-	const result = await runNode({
-		node: {
-			type: 'messaging',
-			parameters: directSendParameters(run.options),
-			credentials: ['messagingBearerApi'],
-			credentialId: run.credentialId,
-			continueOnFail: run.continueOnFail ?? false,
-		},
+	const result = await runOn(emulator, {
+		parameters: directSendParameters(run.options),
 		items: run.items,
-		credentials: emulator.credentials as never,
-		expressionEngine: 'legacy',
+		credentialId: run.credentialId,
+		continueOnFail: run.continueOnFail,
 		signal: run.signal,
 	});
 	return { ...result, endedAt: Date.now() };
@@ -185,16 +186,10 @@ describe('limits shared across executions', () => {
 		const random = vi.spyOn(Math, 'random').mockReturnValue(1);
 		emulator.setFaults({ script: ['reset-after'] });
 		const deletePlant = (id: number, signal?: AbortSignal) =>
-			runNode({
-				node: {
-					type: 'sandboxPlants',
-					parameters: { resource: 'plant', operation: 'delete', plantId: id, options: { maxConcurrent: 1, maxRetries: 5 } },
-					credentials: ['messagingBearerApi'],
-					credentialId: 'backoff-account',
-				},
-				items: [{}],
-				credentials: emulator.credentials as never,
-				expressionEngine: 'legacy',
+			runOn(emulator, {
+				type: 'sandboxPlants',
+				parameters: { resource: 'plant', operation: 'delete', plantId: id, options: { maxConcurrent: 1, maxRetries: 5 } },
+				credentialId: 'backoff-account',
 				signal,
 			});
 		const cancel = new AbortController();

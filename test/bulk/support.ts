@@ -8,7 +8,13 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { Emulator, RequestRecord } from '../emulator';
-import { runNode } from '../harness';
+import { configureHarness } from '../harness';
+
+export { runOn } from '../emulator/use';
+
+// Bulk runs evaluate thousands of expressions: in-process (n8n's legacy engine, the same
+// expression language) rather than in isolated-vm, several times faster.
+configureHarness({ expressionEngine: 'legacy' });
 
 /** A distinct, valid E.164 number per item: +1415 then 7 digits. */
 export const phoneOf = (index: number): string => `+1415${String(5_000_000 + index).padStart(7, '0')}`;
@@ -35,56 +41,6 @@ export const directSendParameters = (options: SendOptions = {}) => ({
 	text: '={{ $json.text }}',
 	options,
 });
-
-export interface BulkRunOptions {
-	items: IDataObject[];
-	options?: SendOptions;
-	continueOnFail?: boolean;
-	/** Credential data to use instead of the emulator's (e.g. a wrong token). */
-	credentials?: Record<string, IDataObject>;
-}
-
-/** One run of Messaging → Send over `items`, with the legacy expression engine (bulk speed). */
-export async function runDirectSend(emulator: Emulator, run: BulkRunOptions) {
-	const started = performance.now();
-	const result = await runNode({
-		node: {
-			type: 'messaging',
-			parameters: directSendParameters(run.options),
-			credentials: ['messagingBearerApi'],
-			continueOnFail: run.continueOnFail ?? false,
-		},
-		items: run.items,
-		credentials: (run.credentials ?? emulator.credentials) as never,
-		expressionEngine: 'legacy',
-	});
-	return { ...result, elapsedMs: performance.now() - started };
-}
-
-export interface NodeRunOptions {
-	type?: 'messaging' | 'sandboxPlants';
-	parameters: IDataObject;
-	items?: IDataObject[];
-	credentialType?: 'messagingBearerApi' | 'messagingAuthorizationKeyApi' | 'messagingXApiKeyApi';
-	continueOnFail?: boolean;
-}
-
-/** Any operation of either node against the emulator (legacy expression engine). */
-export async function runOperation(emulator: Emulator, run: NodeRunOptions) {
-	const started = performance.now();
-	const result = await runNode({
-		node: {
-			type: run.type ?? 'messaging',
-			parameters: run.parameters,
-			credentials: [run.credentialType ?? 'messagingBearerApi'],
-			continueOnFail: run.continueOnFail ?? false,
-		},
-		items: run.items ?? [{}],
-		credentials: emulator.credentials as never,
-		expressionEngine: 'legacy',
-	});
-	return { ...result, elapsedMs: performance.now() - started };
-}
 
 /** Requests to an API, grouped by recipient, each group in arrival order. */
 export function requestsByRecipient(requests: readonly RequestRecord[], api = 'send', field = 'phone') {

@@ -19,7 +19,8 @@ import { getCountries, getCountryCallingCode } from 'libphonenumber-js';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Emulator, RequestRecord } from '../emulator';
-import { n8nWorkflow, runNode } from '../harness';
+import { runOn } from '../emulator/use';
+import { n8nWorkflow } from '../harness';
 
 // ---------------------------------------------------------------------------------------------
 // The model (from README "Messaging node" / node contract, written independently of the node)
@@ -245,16 +246,7 @@ export async function runBounded(emulator: Emulator, run: FuzzRun) {
 	});
 	try {
 		const result = await Promise.race([
-			runNode({
-				node: {
-					type: run.type ?? 'messaging',
-					parameters: run.parameters,
-					credentials: [run.credentialType ?? 'messagingBearerApi'],
-				},
-				items: run.items,
-				credentials: emulator.credentials as never,
-				expressionEngine: run.expressionEngine ?? 'legacy',
-			}),
+			runOn(emulator, { ...run, expressionEngine: run.expressionEngine ?? 'legacy' }),
 			hang,
 		]);
 		return { ...result, requests: [...emulator.requests] };

@@ -12,7 +12,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { IDataObject } from 'n8n-workflow';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { callCredentialTest, runNode } from '../harness';
+import { runOn } from '../emulator/use';
+import { callCredentialTest } from '../harness';
 
 const TOKEN = 'Hostile-Token-0123456789';
 /** A key that URL-encoding changes. */
@@ -74,18 +75,14 @@ const SENDS = [
 type Send = (typeof SENDS)[number];
 
 async function runSend(url: string, send: Send, { items = 1, options = {}, continueOnFail = false, key = TOKEN } = {}) {
-	const started = performance.now();
-	const run = await runNode({
-		node: {
-			type: 'messaging',
+	return await runOn(
+		{ credentials: credentialsFor(url, key) },
+		{
 			parameters: { resource: 'message', operation: send.operation, ...send.fields, options },
-			credentials: [send.credential],
+			items: Array.from({ length: items }, (_, index): IDataObject => ({ phone: `+1415555${String(100 + index).padStart(4, '0')}` })),
 			continueOnFail,
 		},
-		items: Array.from({ length: items }, (_, index): IDataObject => ({ phone: `+1415555${String(100 + index).padStart(4, '0')}` })),
-		credentials: credentialsFor(url, key),
-	});
-	return { ...run, elapsedMs: performance.now() - started };
+	);
 }
 
 const MAY_HAVE_BEEN_DELIVERED = /may have been delivered/i;

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { parseBody } from '../../nodes/shared/transport/answer';
 import { templateText, variableNames } from '../../nodes/Messaging/templates';
-import { callListSearch, callResourceMapper, runNode } from '../harness';
+import { runOn } from '../emulator/use';
+import { callListSearch, callResourceMapper } from '../harness';
 
 const TOKEN = 'Templates-Token-0123456789';
 const NORMAL = '11111111-1111-4111-8111-111111111111';
@@ -81,20 +82,14 @@ describe('absurd template records', () => {
 	});
 
 	it.each([HUGE_COUNT, DRIP_TEXT])('Send Template with %s fails naming the template, before any message is sent', async (templateId) => {
-		const run = await runNode({
-			node: {
-				type: 'messaging',
-				parameters: {
-					resource: 'message',
-					operation: 'sendTemplate',
-					phoneNumber: '+14155550100',
-					template: { __rl: true, mode: 'id', value: templateId },
-					variables: { mappingMode: 'defineBelow', value: {} },
-				},
-				credentials: ['messagingBearerApi'],
+		const run = await runOn({ credentials: credentials() }, {
+			parameters: {
+				resource: 'message',
+				operation: 'sendTemplate',
+				phoneNumber: '+14155550100',
+				template: { __rl: true, mode: 'id', value: templateId },
+				variables: { mappingMode: 'defineBelow', value: {} },
 			},
-			items: [{}],
-			credentials: credentials(),
 		});
 		expect(run.error?.message).toMatch(/Template \(template\): Template "(counts_gone_wrong|endless_media)" \(.+\) cannot be used/);
 		expect(run.error?.message.length).toBeLessThan(500);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 
 import type { Emulator } from '../emulator';
 import { n8nWorkflow } from '../harness';
-import { APPOINTMENT_REMINDER, mapperValue, runMessaging, useEmulator } from './setup';
+import { APPOINTMENT_REMINDER, mapperValue, runOn, useEmulator } from './setup';
 
 const emulator = useEmulator();
 
@@ -58,7 +58,7 @@ describe('direct send: the service reasons of spec part 7 become NodeApiErrors w
 
 	it.each(cases)('$name', async ({ arrange, item, parameters, reason, hint, status }) => {
 		arrange(emulator);
-		const run = await runMessaging(emulator, send(parameters), [{ phone: '+14155550123', text: 'hello', ...item }]);
+		const run = await runOn(emulator, { parameters: send(parameters), items: [{ phone: '+14155550123', text: 'hello', ...item }] });
 		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeApiError);
 		const error = run.error as InstanceType<typeof n8nWorkflow.NodeApiError>;
 		expect(error.message).toMatch(reason);
@@ -71,7 +71,7 @@ describe('direct send: the service reasons of spec part 7 become NodeApiErrors w
 
 	it('a wrong token', async () => {
 		const credentialData = { ...emulator.credentials.messagingBearerApi, accessToken: 'wrong-token-123' };
-		const run = await runMessaging(emulator, send(), [{ phone: '+14155550123', text: 'x' }], { credentialData });
+		const run = await runOn(emulator, { parameters: send(), items: [{ phone: '+14155550123', text: 'x' }], credentialData });
 		expect(run.error?.message).toMatch(/Authentication failed: invalid API token/);
 		expect((run.error as { description?: string }).description).toMatch(/Create a new one/);
 		expect((run.error as { httpCode?: string }).httpCode).toBe('401');
@@ -84,17 +84,16 @@ describe('the other error bodies', () => {
 	it('template send {error: {code, message}}', async () => {
 		// A refusal only the service can make (the node checks the template itself before sending).
 		emulator.setAccount({ credits: 0 });
-		const run = await runMessaging(
-			emulator,
-			{
+		const run = await runOn(emulator, {
+			parameters: {
 				resource: 'message',
 				operation: 'sendTemplate',
 				phoneNumber: '+14155550123',
 				template: { __rl: true, mode: 'id', value: APPOINTMENT_REMINDER },
 				variables: mapperValue({ body1: '10%', body2: 'x' }),
 			},
-			[{}],
-		);
+			items: [{}],
+		});
 		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeApiError);
 		expect(run.error?.message).toMatch(/^Insufficient credits.*\(code INSUFFICIENT_CREDITS\)$/);
 		expect((run.error as { httpCode?: string }).httpCode).toBe('402');
@@ -104,7 +103,10 @@ describe('the other error bodies', () => {
 
 	it('dashboard {success: false, message, details}', async () => {
 		emulator.setAccount({ credits: 0 });
-		const run = await runMessaging(emulator, { resource: 'message', operation: 'sendDashboard', to: '+14155550123', text: 'x' }, [{}]);
+		const run = await runOn(emulator, {
+			parameters: { resource: 'message', operation: 'sendDashboard', to: '+14155550123', text: 'x' },
+			items: [{}],
+		});
 		const error = run.error as InstanceType<typeof n8nWorkflow.NodeApiError>;
 		expect(error).toBeInstanceOf(n8nWorkflow.NodeApiError);
 		expect(error.httpCode).toBe('402');
@@ -115,12 +117,11 @@ describe('the other error bodies', () => {
 
 	it('alternative send with a wrong key', async () => {
 		const credentialData = { ...emulator.credentials.messagingXApiKeyApi, apiKey: 'wrong-key-0000' };
-		const run = await runMessaging(
-			emulator,
-			{ resource: 'message', operation: 'sendAlternative', to: '+14155550123', message: 'x' },
-			[{}],
-			{ credentialData },
-		);
+		const run = await runOn(emulator, {
+			parameters: { resource: 'message', operation: 'sendAlternative', to: '+14155550123', message: 'x' },
+			items: [{}],
+			credentialData,
+		});
 		expect((run.error as { httpCode?: string }).httpCode).toBe('401');
 	});
 
@@ -141,7 +142,7 @@ describe('the other error bodies', () => {
 	])('a 200 that reports failure (%s) is a failure', async (operation, parameters, reason) => {
 		// Send Template reads the account's templates first; the fault is for the send.
 		emulator.setFaults({ script: operation === 'sendTemplate' ? ['ok', 'success-false'] : ['success-false'] });
-		const run = await runMessaging(emulator, parameters as INodeParameters, [{ phone: '+14155550123', text: 'x' }]);
+		const run = await runOn(emulator, { parameters: parameters as INodeParameters, items: [{ phone: '+14155550123', text: 'x' }] });
 		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeApiError);
 		expect(run.error?.message).toContain(reason);
 		expect((run.error as { httpCode?: string }).httpCode).toBe('200');
@@ -160,7 +161,7 @@ describe('bad input fails before any request, naming the item and the field', ()
 		[{ phone: '+14155550123', text: 'x', url: 'ftp://files.example.com/a.pdf' }, /Attachment URL \(additionalFields\.attachment\): .* must start with https:\/\/ or http:\/\//],
 		[{ phone: '+14155550123', text: 'x', url: 'https://files.example.com/a.gif' }, /files of type \.gif are not accepted/],
 	])('%j', async (item, message) => {
-		const run = await runMessaging(emulator, send({ additionalFields: { attachment: '={{ $json.url }}' } }), [item]);
+		const run = await runOn(emulator, { parameters: send({ additionalFields: { attachment: '={{ $json.url }}' } }), items: [item] });
 		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeOperationError);
 		expect(run.error?.message).toMatch(message);
 		expect((run.error as { context: { itemIndex?: number } }).context.itemIndex).toBe(0);
@@ -174,7 +175,7 @@ describe('bad input fails before any request, naming the item and the field', ()
 			{ phone: 'call me', text: 'c' },
 			{ phone: '+14155550104', text: 'd' },
 		];
-		const run = await runMessaging(emulator, send({ options: { maxConcurrent: 4 } }), items);
+		const run = await runOn(emulator, { parameters: send({ options: { maxConcurrent: 4 } }), items: items });
 		expect(run.error?.message).toMatch(/\[item 2\]/);
 		expect((run.error as { context: { itemIndex?: number } }).context.itemIndex).toBe(2);
 		expect(emulator.requests).toHaveLength(0);
@@ -182,7 +183,7 @@ describe('bad input fails before any request, naming the item and the field', ()
 
 	it('Custom API Call (which n8n adds to Resource and Operation) points to the HTTP Request node', async () => {
 		for (const parameters of [send({ operation: '__CUSTOM_API_CALL__' }), { resource: '__CUSTOM_API_CALL__' }]) {
-			const run = await runMessaging(emulator, parameters, [{ phone: '+14155550123', text: 'x' }]);
+			const run = await runOn(emulator, { parameters: parameters, items: [{ phone: '+14155550123', text: 'x' }] });
 			expect(run.error).toBeInstanceOf(n8nWorkflow.NodeOperationError);
 			expect(run.error?.message).toBe("Custom API Call is made with n8n's HTTP Request node");
 			expect((run.error as { description?: string }).description).toMatch(/Predefined Credential Type/);
@@ -192,7 +193,7 @@ describe('bad input fails before any request, naming the item and the field', ()
 
 	it('a base URL the operation needs but the credential lacks', async () => {
 		const credentialData = { ...emulator.credentials.messagingBearerApi, sendBaseUrl: '' };
-		const run = await runMessaging(emulator, send(), [{ phone: '+14155550123', text: 'x' }], { credentialData });
+		const run = await runOn(emulator, { parameters: send(), items: [{ phone: '+14155550123', text: 'x' }], credentialData });
 		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeOperationError);
 		expect(run.error?.message).toMatch(/Send Base URL \(sendBaseUrl\) is empty/);
 		expect(emulator.requests).toHaveLength(0);
@@ -200,14 +201,14 @@ describe('bad input fails before any request, naming the item and the field', ()
 
 	it('a plain http base URL that is not loopback', async () => {
 		const credentialData = { ...emulator.credentials.messagingBearerApi, sendBaseUrl: 'http://api.example.com/api:x' };
-		const run = await runMessaging(emulator, send(), [{ phone: '+14155550123', text: 'x' }], { credentialData });
+		const run = await runOn(emulator, { parameters: send(), items: [{ phone: '+14155550123', text: 'x' }], credentialData });
 		expect(run.error?.message).toMatch(/Send Base URL \(sendBaseUrl\) "http:\/\/api\.example\.com\/api:x" uses plain http:\/\/; the service requires https:\/\//);
 	});
 
 	it('a base URL pasted with a trailing slash works', async () => {
 		const credentialData = { ...emulator.credentials.messagingBearerApi };
 		credentialData.sendBaseUrl += '/';
-		const run = await runMessaging(emulator, send(), [{ phone: '+14155550123', text: 'x' }], { credentialData });
+		const run = await runOn(emulator, { parameters: send(), items: [{ phone: '+14155550123', text: 'x' }], credentialData });
 		expect(run.error).toBeUndefined();
 		expect(emulator.requests[0].path).toBe('/api:snd7f3a/send');
 	});
@@ -222,7 +223,7 @@ describe('Continue On Fail', () => {
 	];
 
 	it('turns each failure into an error item paired to its input, with its hint and HTTP code, and goes on', async () => {
-		const run = await runMessaging(emulator, send(), items, { continueOnFail: true });
+		const run = await runOn(emulator, { parameters: send(), items: items, continueOnFail: true });
 		expect(run.error).toBeUndefined();
 		expect(run.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
 		// Only error, message and details: the keys n8n accepts for routing an item to the error output.
@@ -240,14 +241,14 @@ describe('Continue On Fail', () => {
 	});
 
 	it('with "Continue (using error output)" the failed items go to the error output', async () => {
-		const run = await runMessaging(emulator, send(), items, { onError: 'continueErrorOutput' });
+		const run = await runOn(emulator, { parameters: send(), items: items, onError: 'continueErrorOutput' });
 		expect(run.error).toBeUndefined();
 		expect(run.outputs[0].map((item) => item.json.to)).toEqual(['+14155550101', '+14155550104']);
 		expect(run.outputs[1].map((item) => item.pairedItem)).toEqual([{ item: 1 }, { item: 2 }]);
 	});
 
 	it('without it, the run fails with the service reason of the failing item', async () => {
-		const run = await runMessaging(emulator, send({ options: { maxConcurrent: 1 } }), [items[0], items[1], items[3]]);
+		const run = await runOn(emulator, { parameters: send({ options: { maxConcurrent: 1 } }), items: [items[0], items[1], items[3]] });
 		expect(run.error?.message).toBe('Recipient has no active account on the messaging platform');
 		expect((run.error as { context: { itemIndex?: number } }).context.itemIndex).toBe(1);
 		// Item 2 came after the failure and was never sent.

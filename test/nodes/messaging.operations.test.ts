@@ -1,20 +1,19 @@
 import type { ResourceMapperValue } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
-import { APPOINTMENT_REMINDER, mapperValue, ORDER_CONFIRMATION, runMessaging, useEmulator } from './setup';
+import { APPOINTMENT_REMINDER, mapperValue, ORDER_CONFIRMATION, runOn, useEmulator } from './setup';
 
 const emulator = useEmulator();
 
 describe('Message → Send', () => {
 	it('posts {phone, text} to {sendBaseUrl}/send with the Bearer token and JSON content type', async () => {
-		const run = await runMessaging(
-			emulator,
-			{ resource: 'message', operation: 'send', phone: '={{ $json.phone }}', text: '={{ $json.text }}' },
-			[
+		const run = await runOn(emulator, {
+			parameters: { resource: 'message', operation: 'send', phone: '={{ $json.phone }}', text: '={{ $json.text }}' },
+			items: [
 				{ phone: '+1 (415) 555-0123', text: 'Your order shipped' },
 				{ phone: '0044 20 7946 0958', text: 'Second' },
 			],
-		);
+		});
 		expect(run.error).toBeUndefined();
 		const requests = emulator.requests;
 		expect(requests).toHaveLength(2);
@@ -38,17 +37,16 @@ describe('Message → Send', () => {
 
 	it('sends the attachment URL as written, with the file name from the URL unless one is given', async () => {
 		const url = 'https://files.example.com/invoices/INV-42.pdf';
-		const run = await runMessaging(
-			emulator,
-			{
+		const run = await runOn(emulator, {
+			parameters: {
 				resource: 'message',
 				operation: 'send',
 				phone: '+14155550123',
 				text: 'Invoice attached',
 				additionalFields: { attachment: '={{ $json.url }}', filename: '={{ $json.name }}' },
 			},
-			[{ url }, { url, name: 'Your invoice.pdf' }],
-		);
+			items: [{ url }, { url, name: 'Your invoice.pdf' }],
+		});
 		expect(run.error).toBeUndefined();
 		expect(emulator.requests.map((request) => request.body)).toEqual([
 			{ phone: '+14155550123', text: 'Invoice attached', attachment: url, filename: 'INV-42.pdf' },
@@ -64,28 +62,26 @@ describe('Message → Send', () => {
 	});
 
 	it('adds the raw answer only when asked', async () => {
-		const run = await runMessaging(
-			emulator,
-			{ resource: 'message', operation: 'send', phone: '+14155550123', text: 'x', options: { includeRawResponse: true } },
-			[{}],
-		);
+		const run = await runOn(emulator, {
+			parameters: { resource: 'message', operation: 'send', phone: '+14155550123', text: 'x', options: { includeRawResponse: true } },
+			items: [{}],
+		});
 		expect(run.items[0].json.rawResponse).toEqual({ message: 'Message sent successfully' });
 	});
 });
 
 describe('Message → Send Template', () => {
 	it('posts {template, variables, phone_number} with every variable as text', async () => {
-		const run = await runMessaging(
-			emulator,
-			{
+		const run = await runOn(emulator, {
+			parameters: {
 				resource: 'message',
 				operation: 'sendTemplate',
 				phoneNumber: '={{ $json.phone }}',
 				template: { __rl: true, mode: 'list', value: APPOINTMENT_REMINDER, cachedResultName: 'appointment_reminder' },
 				variables: mapperValue({ body1: '={{ $json.name }}', body2: '={{ $json.day }}' }),
 			},
-			[{ phone: '+49 151 2345 6789', name: 'Ada', day: 20261124 }],
-		);
+			items: [{ phone: '+49 151 2345 6789', name: 'Ada', day: 20261124 }],
+		});
 		expect(run.error).toBeUndefined();
 		// First the one read of the account's templates (the item is checked against the live template), then the send.
 		const [read, request, ...more] = emulator.requests;
@@ -112,17 +108,16 @@ describe('Message → Send Template', () => {
 
 	it('takes the template by ID too, with media and button variables', async () => {
 		const values = { body1: 'Ann', body2: 'A-17', body3: '$20', media: 'https://example.com/p.png', visit_website: 'A-17' };
-		const run = await runMessaging(
-			emulator,
-			{
+		const run = await runOn(emulator, {
+			parameters: {
 				resource: 'message',
 				operation: 'sendTemplate',
 				phoneNumber: '+14155550123',
 				template: { __rl: true, mode: 'id', value: ORDER_CONFIRMATION },
 				variables: mapperValue(values),
 			},
-			[{}],
-		);
+			items: [{}],
+		});
 		expect(run.error).toBeUndefined();
 		const sends = emulator.requests.filter((request) => request.api === 'templateSend');
 		expect(sends.map((request) => request.body)).toEqual([{ template: ORDER_CONFIRMATION, variables: values, phone_number: '+14155550123' }]);
@@ -135,31 +130,31 @@ describe('Message → Send Template', () => {
 			phoneNumber: '+14155550123',
 			template: { __rl: true, mode: 'id', value: APPOINTMENT_REMINDER },
 		};
-		const unknown = await runMessaging(
-			emulator,
-			{ ...base, variables: { ...mapperValue({ body1: 'a', body2: 'b' }), value: { body1: 'a', body2: 'b', body9: 'c' } } as ResourceMapperValue },
-			[{}],
-		);
+		const unknown = await runOn(emulator, {
+			parameters: { ...base, variables: { ...mapperValue({ body1: 'a', body2: 'b' }), value: { body1: 'a', body2: 'b', body9: 'c' } } as ResourceMapperValue },
+			items: [{}],
+		});
 		expect(unknown.error?.name).toBe('NodeOperationError');
 		expect(unknown.error?.message).toMatch(/no variable "body9"; it takes body1, body2/);
-		const missing = await runMessaging(emulator, { ...base, variables: mapperValue({ body1: 'a', body2: '' }) }, [{}]);
+		const missing = await runOn(emulator, { parameters: { ...base, variables: mapperValue({ body1: 'a', body2: '' }) }, items: [{}] });
 		expect(missing.error?.message).toMatch(/needs a value for "Body 2: …on \{2\}\."/);
-		const notText = await runMessaging(emulator, { ...base, variables: mapperValue({ body1: '={{ $json.o }}', body2: 'b' }) }, [
+		const notText = await runOn(emulator, {
+			parameters: { ...base, variables: mapperValue({ body1: '={{ $json.o }}', body2: 'b' }) },
+			items: [
 			{ o: { nested: true } },
-		]);
+		],
+		});
 		expect(notText.error?.message).toMatch(/Variable "body1" \(variables\.body1\): must be text/);
-		const notUuid = await runMessaging(
-			emulator,
-			{ ...base, template: { __rl: true, mode: 'id', value: '={{ $json.id }}' }, variables: mapperValue({ body1: 'a', body2: 'b' }) },
-			[{ id: 'tpl-1' }],
-		);
+		const notUuid = await runOn(emulator, {
+			parameters: { ...base, template: { __rl: true, mode: 'id', value: '={{ $json.id }}' }, variables: mapperValue({ body1: 'a', body2: 'b' }) },
+			items: [{ id: 'tpl-1' }],
+		});
 		expect(notUuid.error?.message).toMatch(/Template \(template\): "tpl-1" is not a template ID/);
 		// Typed in by hand: the node's own check, the same as for an expression.
-		const typed = await runMessaging(
-			emulator,
-			{ ...base, template: { __rl: true, mode: 'id', value: 'tpl-1' }, variables: mapperValue({ body1: 'a', body2: 'b' }) },
-			[{}],
-		);
+		const typed = await runOn(emulator, {
+			parameters: { ...base, template: { __rl: true, mode: 'id', value: 'tpl-1' }, variables: mapperValue({ body1: 'a', body2: 'b' }) },
+			items: [{}],
+		});
 		expect(typed.error?.message).toMatch(/Template \(template\): "tpl-1" is not a template ID/);
 		// Nothing was sent: only the reads of the account's templates of the three runs that got as far
 		// as checking the variables (an ID that is no UUID is refused before that read).
@@ -179,11 +174,10 @@ describe('Message → Send Template checks each item against the live template, 
 
 	it('reads the templates once per execution, however many items, before the first send', async () => {
 		const items = Array.from({ length: 5 }, (_, n) => ({ phone: `+1415555010${n}`, name: `P${n}`, day: 'Monday' }));
-		const run = await runMessaging(
-			emulator,
-			{ ...base, template: byId(APPOINTMENT_REMINDER), variables: mapperValue({ body1: '={{ $json.name }}', body2: '={{ $json.day }}' }) },
-			items,
-		);
+		const run = await runOn(emulator, {
+			parameters: { ...base, template: byId(APPOINTMENT_REMINDER), variables: mapperValue({ body1: '={{ $json.name }}', body2: '={{ $json.day }}' }) },
+			items: items,
+		});
 		expect(run.error).toBeUndefined();
 		expect(run.items.map((item) => item.json.success)).toEqual(Array(5).fill(true));
 		expect(reads()).toHaveLength(1);
@@ -200,10 +194,13 @@ describe('Message → Send Template checks each item against the live template, 
 		['an unknown variable', APPOINTMENT_REMINDER, { body1: 'x', body2: 'y', body3: 'z' }, /template "appointment_reminder" has no variable "body3"; it takes body1, body2 \[item 1\]/],
 	] as const)('refuses %s: a NodeOperationError naming the item, the template and what it takes; nothing sent', async (_, id, values, message) => {
 		// Item 0 is valid: without Continue On Fail the bad item 1 stops the run before item 0 is sent.
-		const run = await runMessaging(emulator, { ...base, template: '={{ $json.template }}', variables: variablesFromItem }, [
+		const run = await runOn(emulator, {
+			parameters: { ...base, template: '={{ $json.template }}', variables: variablesFromItem },
+			items: [
 			{ phone: '+14155550100', template: APPOINTMENT_REMINDER, body1: 'Ada', body2: 'Monday' },
 			{ phone: '+14155550101', template: id, ...values },
-		]);
+		],
+		});
 		expect(run.error?.name).toBe('NodeOperationError');
 		expect(run.error?.message).toMatch(message);
 		expect((run.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(1);
@@ -220,9 +217,12 @@ describe('Message → Send Template checks each item against the live template, 
 			emulator.reset();
 			// JSON.parse makes the name an own key, as a saved workflow's JSON does.
 			const value = JSON.parse(`{"body1":"a","body2":"b","${name}":"x"}`) as Record<string, string>;
-			const run = await runMessaging(emulator, { ...base, template: byId(APPOINTMENT_REMINDER), variables: { ...mapperValue({ body1: 'a', body2: 'b' }), value } }, [
+			const run = await runOn(emulator, {
+				parameters: { ...base, template: byId(APPOINTMENT_REMINDER), variables: { ...mapperValue({ body1: 'a', body2: 'b' }), value } },
+				items: [
 				{ phone: '+14155550100' },
-			]);
+			],
+			});
 			expect(run.error, name).toBeUndefined();
 			expect(sends().map((request) => JSON.stringify(request.body)), name).toEqual([
 				JSON.stringify({ template: APPOINTMENT_REMINDER, variables: { body1: 'a', body2: 'b' }, phone_number: '+14155550100' }),
@@ -232,31 +232,32 @@ describe('Message → Send Template checks each item against the live template, 
 
 	it('enforces the live template, not the fields the editor saved', async () => {
 		// The saved mapper lists only body1 (stale: the template takes body1 and body2 now).
-		const stale = await runMessaging(emulator, { ...base, template: byId(APPOINTMENT_REMINDER), variables: mapperValue({ body1: 'a' }) }, [
+		const stale = await runOn(emulator, {
+			parameters: { ...base, template: byId(APPOINTMENT_REMINDER), variables: mapperValue({ body1: 'a' }) },
+			items: [
 			{ phone: '+14155550100' },
-		]);
+		],
+		});
 		expect(stale.error?.message).toMatch(/needs a value for "Body 2: [^"]*"; it takes body1, body2/);
 		// The saved mapper lists body9 as a field: the live template has no such variable.
-		const extra = await runMessaging(
-			emulator,
-			{ ...base, template: byId(APPOINTMENT_REMINDER), variables: mapperValue({ body1: 'a', body2: 'b', body9: 'c' }) },
-			[{ phone: '+14155550100' }],
-		);
+		const extra = await runOn(emulator, {
+			parameters: { ...base, template: byId(APPOINTMENT_REMINDER), variables: mapperValue({ body1: 'a', body2: 'b', body9: 'c' }) },
+			items: [{ phone: '+14155550100' }],
+		});
 		expect(extra.error?.message).toMatch(/has no variable "body9"/);
 		expect(sends()).toEqual([]);
 	});
 
 	it('with Continue On Fail, only the bad items fail; the template read still happens once', async () => {
-		const run = await runMessaging(
-			emulator,
-			{ ...base, template: '={{ $json.template }}', variables: mapperValue({ body1: 'a', body2: 'b' }) },
-			[
+		const run = await runOn(emulator, {
+			parameters: { ...base, template: '={{ $json.template }}', variables: mapperValue({ body1: 'a', body2: 'b' }) },
+			items: [
 				{ phone: '+14155550100', template: APPOINTMENT_REMINDER },
 				{ phone: '+14155550101', template: SPRING_SALE },
 				{ phone: '+14155550102', template: APPOINTMENT_REMINDER },
 			],
-			{ continueOnFail: true },
-		);
+			continueOnFail: true,
+		});
 		expect(run.error).toBeUndefined();
 		expect(run.items.map((item) => item.json.success ?? item.json.error)).toEqual([true, expect.stringMatching(/REJECTED, not APPROVED/), true]);
 		expect(run.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
@@ -267,7 +268,10 @@ describe('Message → Send Template checks each item against the live template, 
 
 describe('Message → Send via Dashboard (V2)', () => {
 	it('posts {to, text} with the raw key in Authorization, no Bearer prefix', async () => {
-		const run = await runMessaging(emulator, { resource: 'message', operation: 'sendDashboard', to: '+14155550123', text: 'Hello' }, [{}]);
+		const run = await runOn(emulator, {
+			parameters: { resource: 'message', operation: 'sendDashboard', to: '+14155550123', text: 'Hello' },
+			items: [{}],
+		});
 		expect(run.error).toBeUndefined();
 		const [request] = emulator.requests;
 		expect(request).toMatchObject({
@@ -286,11 +290,10 @@ describe('Message → Send via Dashboard (V2)', () => {
 
 describe('Message → Send via Alternative API', () => {
 	it('posts {to, message} with X-API-Key and no Authorization header', async () => {
-		const run = await runMessaging(
-			emulator,
-			{ resource: 'message', operation: 'sendAlternative', to: '+14155550123', message: 'Hi there' },
-			[{}],
-		);
+		const run = await runOn(emulator, {
+			parameters: { resource: 'message', operation: 'sendAlternative', to: '+14155550123', message: 'Hi there' },
+			items: [{}],
+		});
 		expect(run.error).toBeUndefined();
 		const [request] = emulator.requests;
 		expect(request).toMatchObject({ api: 'alternative', method: 'POST', path: '/alt/v1/messages', body: { to: '+14155550123', message: 'Hi there' } });
@@ -303,7 +306,7 @@ describe('Message → Send via Alternative API', () => {
 
 describe('Template → Get Many', () => {
 	it('GETs {templatesBaseUrl}/get_templates with no body and returns one item per template', async () => {
-		const run = await runMessaging(emulator, { resource: 'template', operation: 'getAll', returnAll: true }, [{}]);
+		const run = await runOn(emulator, { parameters: { resource: 'template', operation: 'getAll', returnAll: true }, items: [{}] });
 		expect(run.error).toBeUndefined();
 		const [request] = emulator.requests;
 		expect(request).toMatchObject({ api: 'templates', method: 'GET', path: '/api:tpl2d4e/get_templates' });
@@ -313,26 +316,24 @@ describe('Template → Get Many', () => {
 	});
 
 	it('applies Limit and the filters', async () => {
-		const limited = await runMessaging(emulator, { resource: 'template', operation: 'getAll', returnAll: false, limit: 2 }, [{}]);
+		const limited = await runOn(emulator, { parameters: { resource: 'template', operation: 'getAll', returnAll: false, limit: 2 }, items: [{}] });
 		expect(limited.items).toHaveLength(2);
-		const approved = await runMessaging(
-			emulator,
-			{ resource: 'template', operation: 'getAll', returnAll: true, filters: { status: 'APPROVED', language: 'en' } },
-			[{}],
-		);
+		const approved = await runOn(emulator, {
+			parameters: { resource: 'template', operation: 'getAll', returnAll: true, filters: { status: 'APPROVED', language: 'en' } },
+			items: [{}],
+		});
 		const expected = emulator.templates.filter((t) => t.status === 'APPROVED' && (t.language === 'en' || t.language.startsWith('en_')));
 		expect(approved.items.map((item) => item.json.name)).toEqual(expected.map((t) => t.name));
 		expect(expected.length).toBeGreaterThan(1);
-		const byName = await runMessaging(
-			emulator,
-			{ resource: 'template', operation: 'getAll', returnAll: true, filters: { nameContains: 'ORDER' } },
-			[{}],
-		);
+		const byName = await runOn(emulator, {
+			parameters: { resource: 'template', operation: 'getAll', returnAll: true, filters: { nameContains: 'ORDER' } },
+			items: [{}],
+		});
 		expect(byName.items.map((item) => item.json.name)).toEqual(['order_confirmation']);
 	});
 
 	it('lists once per input item, each list paired to its item', async () => {
-		const run = await runMessaging(emulator, { resource: 'template', operation: 'getAll', returnAll: false, limit: 1 }, [{}, {}]);
+		const run = await runOn(emulator, { parameters: { resource: 'template', operation: 'getAll', returnAll: false, limit: 1 }, items: [{}, {}] });
 		expect(run.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 	});
 });

@@ -19,7 +19,7 @@ import { describe, expect, it } from 'vitest';
 
 import type { ApiName, Emulator, ScriptStep } from '../emulator';
 import { n8nWorkflow } from '../harness';
-import { APPOINTMENT_REMINDER, mapperValue, runMessaging, runSandbox, useEmulator, visibleText } from './setup';
+import { APPOINTMENT_REMINDER, mapperValue, runOn, useEmulator, visibleText } from './setup';
 
 const emulator = useEmulator();
 
@@ -153,7 +153,7 @@ describe.each(SEND_OPERATIONS)('$operation: a fault hits item 0, Continue On Fai
 	it.each(SEND_FAULTS)('$step', async (fault) => {
 		const emu = emulator;
 		emu.setFaults({ script: [...op.before, fault.step] });
-		const run = await runMessaging(emu, withOptions(op.parameters, { includeRawResponse: true }), ITEMS, { continueOnFail: true });
+		const run = await runOn(emu, { parameters: withOptions(op.parameters, { includeRawResponse: true }), items: ITEMS, continueOnFail: true });
 		expect(run.error).toBeUndefined();
 		expectPaired(run.items, 2);
 		const [failed, next] = run.items;
@@ -186,7 +186,7 @@ describe.each(SEND_OPERATIONS)('$operation: a fault hits item 0, Continue On Fai
 		const emu = emulator;
 		const fault = SEND_FAULTS.find((candidate) => candidate.step === step)!;
 		emu.setFaults({ script: [...op.before, step] });
-		const run = await runMessaging(emu, op.parameters, ITEMS);
+		const run = await runOn(emu, { parameters: op.parameters, items: ITEMS });
 		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeApiError);
 		expect(run.error?.message).toMatch(fault.message(emu));
 		expect((run.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(0);
@@ -200,7 +200,7 @@ describe.each(SEND_OPERATIONS)('$operation: a fault hits item 0, Continue On Fai
 		const emu = emulator;
 		emu.setFaults({ script: [...op.before, 'hang-forever'] });
 		const started = performance.now();
-		const run = await runMessaging(emu, withOptions(op.parameters, { timeoutSeconds: 1 }), ITEMS, { continueOnFail: true });
+		const run = await runOn(emu, { parameters: withOptions(op.parameters, { timeoutSeconds: 1 }), items: ITEMS, continueOnFail: true });
 		const elapsed = performance.now() - started;
 		expectPaired(run.items, 2);
 		expect(run.items[0].json.success).toBeUndefined();
@@ -216,7 +216,7 @@ describe.each(SEND_OPERATIONS)('$operation: a fault hits item 0, Continue On Fai
 		const emu = emulator;
 		emu.setFaults({ script: [...op.before, '429'], retryAfter });
 		const started = performance.now();
-		const run = await runMessaging(emu, op.parameters, ITEMS.slice(0, 1));
+		const run = await runOn(emu, { parameters: op.parameters, items: ITEMS.slice(0, 1) });
 		expect(run.error).toBeUndefined();
 		expect(run.items[0].json.success).toBe(true);
 		expect(requestsTo(emu, op.api).map((request) => request.outcome)).toEqual(['rate-limited', 'delivered']);
@@ -229,7 +229,7 @@ describe.each(SEND_OPERATIONS)('$operation: a fault hits item 0, Continue On Fai
 		const emu = emulator;
 		emu.setFaults({ script: [...op.before, '429'], retryAfter });
 		const started = performance.now();
-		const run = await runMessaging(emu, op.parameters, ITEMS.slice(0, 1), { continueOnFail: true });
+		const run = await runOn(emu, { parameters: op.parameters, items: ITEMS.slice(0, 1), continueOnFail: true });
 		expect(run.items[0].json.success).toBeUndefined();
 		expect(run.items[0].json.error).toMatch(/^Rate limited: the service asked to wait 259\d{3} s, more than Max Wait \(60 s\)/);
 		expect(run.items[0].json.error).not.toMatch(/may have been delivered/);
@@ -241,7 +241,7 @@ describe.each(SEND_OPERATIONS)('$operation: a fault hits item 0, Continue On Fai
 	it('"Retry Sends After Server Errors" on: a send dropped after processing IS sent again (a duplicate, by choice)', async () => {
 		const emu = emulator;
 		emu.setFaults({ script: [...op.before, 'reset-after'] });
-		const run = await runMessaging(emu, withOptions(op.parameters, { retrySendsOnServerError: true }), ITEMS.slice(0, 1));
+		const run = await runOn(emu, { parameters: withOptions(op.parameters, { retrySendsOnServerError: true }), items: ITEMS.slice(0, 1) });
 		expect(run.error).toBeUndefined();
 		expect(requestsTo(emu, op.api).map((request) => request.outcome)).toEqual(['reset-after', 'delivered']);
 		expect(emu.duplicates()).toHaveLength(1);
@@ -267,7 +267,7 @@ describe('a stopped run says which items were sent and which were not', () => {
 	it('concurrency 1: a reset after processing at item 7 of 12: items after it are never sent', async () => {
 		const emu = emulator;
 		emu.setFaults({ script: [...Array(7).fill('ok'), 'reset-after'] });
-		const run = await runMessaging(emu, { ...send, options: { maxConcurrent: 1 } }, items(12));
+		const run = await runOn(emu, { parameters: { ...send, options: { maxConcurrent: 1 } }, items: items(12) });
 		expect(run.error?.message).toMatch(MAY_HAVE_BEEN_DELIVERED);
 		const description = (run.error as { description?: string }).description ?? '';
 		expect(description).toContain('Sent before the run stopped: items 0-6. Not sent: items 8-11.');
@@ -278,7 +278,7 @@ describe('a stopped run says which items were sent and which were not', () => {
 	it.each(['reset-after', 'html-200', 'redirect-307'] as const)('concurrency 4, 40 items, %s at the 10th request: the summary matches what the service saw', async (step) => {
 		const emu = emulator;
 		emu.setFaults({ latencyMs: 15, script: [...Array(9).fill('ok'), step] });
-		const run = await runMessaging(emu, withOptions(send, { maxConcurrent: 4 }), items(40));
+		const run = await runOn(emu, { parameters: withOptions(send, { maxConcurrent: 4 }), items: items(40) });
 		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeApiError);
 		const failedItem = (run.error as { context?: { itemIndex?: number } }).context?.itemIndex;
 		const description = (run.error as { description?: string }).description ?? '';
@@ -302,7 +302,7 @@ describe('reads: a reset or timeout is retried, anything else that is not the an
 	it.each(['reset-after', 'close-after', 'reset'] as const)('Template → Get Many after %s: retried, and the list comes back', async (step) => {
 		const emu = emulator;
 		emu.setFaults({ script: [step] });
-		const run = await runMessaging(emu, listTemplates, [{}]);
+		const run = await runOn(emu, { parameters: listTemplates, items: [{}] });
 		expect(run.error).toBeUndefined();
 		expect(run.items.map((item) => item.json.template_id)).toEqual(emu.templates.map((template) => template.template_id));
 		expect(requestsTo(emu, 'templates').map((request) => request.outcome)).toEqual([step, 'ok']);
@@ -311,7 +311,7 @@ describe('reads: a reset or timeout is retried, anything else that is not the an
 	it('Template → Get Many when the service never answers: retried after Timeout', async () => {
 		const emu = emulator;
 		emu.setFaults({ script: ['hang-forever'] });
-		const run = await runMessaging(emu, { ...listTemplates, options: { timeoutSeconds: 1 } }, [{}]);
+		const run = await runOn(emu, { parameters: { ...listTemplates, options: { timeoutSeconds: 1 } }, items: [{}] });
 		expect(run.error).toBeUndefined();
 		expect(run.items).toHaveLength(emu.templates.length);
 		expect(requestsTo(emu, 'templates').map((request) => request.outcome)).toEqual(['hang', 'ok']);
@@ -320,7 +320,7 @@ describe('reads: a reset or timeout is retried, anything else that is not the an
 	it.each([301, 302, 303, 307, 308] as const)('Template → Get Many answered %i: fails naming the redirect, nothing reaches the trap', async (status) => {
 		const emu = emulator;
 		emu.setFaults({ script: [`redirect-${status}`] });
-		const run = await runMessaging(emu, listTemplates, [{}]);
+		const run = await runOn(emu, { parameters: listTemplates, items: [{}] });
 		expect(run.error?.message).toMatch(redirect(status).message(emu));
 		expect(run.error?.message).not.toMatch(/may have been delivered/);
 		expect((run.error as { description?: string }).description).toMatch(/base URL/);
@@ -336,7 +336,7 @@ describe('reads: a reset or timeout is retried, anything else that is not the an
 	] as const)('Template → Get Many answered %s: "Unexpected answer", no items', async (step, what) => {
 		const emu = emulator;
 		emu.setFaults({ script: [step] });
-		const run = await runMessaging(emu, listTemplates, [{}], { continueOnFail: true });
+		const run = await runOn(emu, { parameters: listTemplates, items: [{}], continueOnFail: true });
 		expect(run.items).toHaveLength(1);
 		expect(run.items[0].json.template_id).toBeUndefined();
 		expect(run.items[0].json.error).toBe(`Unexpected answer from ${hostOf(emu.url)} (HTTP 200, ${what})`);
@@ -346,7 +346,7 @@ describe('reads: a reset or timeout is retried, anything else that is not the an
 	it('Template → Get Many answered with the token echoed: the token is scrubbed', async () => {
 		const emu = emulator;
 		emu.setFaults({ script: ['echo-key'] });
-		const run = await runMessaging(emu, listTemplates, [{}], { continueOnFail: true });
+		const run = await runOn(emu, { parameters: listTemplates, items: [{}], continueOnFail: true });
 		expect(run.items[0].json.error).toMatch(/\[redacted\]/);
 		expect(visibleText(run)).not.toContain(emu.tokens.bearer);
 	});
@@ -354,7 +354,7 @@ describe('reads: a reset or timeout is retried, anything else that is not the an
 	it('Send Template: a reset after the templates read was processed is retried, then each item is sent once', async () => {
 		const emu = emulator;
 		emu.setFaults({ script: ['reset-after'] });
-		const run = await runMessaging(emu, SEND_OPERATIONS[1].parameters, ITEMS);
+		const run = await runOn(emu, { parameters: SEND_OPERATIONS[1].parameters, items: ITEMS });
 		expect(run.error).toBeUndefined();
 		expect(run.items.map((item) => item.json.success)).toEqual([true, true]);
 		expect(requestsTo(emu, 'templates').map((request) => request.outcome)).toEqual(['reset-after', 'ok']);
@@ -364,7 +364,7 @@ describe('reads: a reset or timeout is retried, anything else that is not the an
 	it('Send Template: a redirect on the templates read fails every item before any send', async () => {
 		const emu = emulator;
 		emu.setFaults({ script: ['redirect-307'] });
-		const run = await runMessaging(emu, SEND_OPERATIONS[1].parameters, ITEMS, { continueOnFail: true });
+		const run = await runOn(emu, { parameters: SEND_OPERATIONS[1].parameters, items: ITEMS, continueOnFail: true });
 		expectPaired(run.items, 2);
 		for (const item of run.items) expect(item.json.error).toMatch(redirect(307).message(emu));
 		expect(requestsTo(emu, 'templates')).toHaveLength(1);
@@ -375,7 +375,7 @@ describe('reads: a reset or timeout is retried, anything else that is not the an
 	it('a 429 with a garbage Retry-After on a read: retried after the backoff', async () => {
 		const emu = emulator;
 		emu.setFaults({ script: ['429'], retryAfter: 'soon' });
-		const run = await runMessaging(emu, listTemplates, [{}]);
+		const run = await runOn(emu, { parameters: listTemplates, items: [{}] });
 		expect(run.error).toBeUndefined();
 		expect(requestsTo(emu, 'templates').map((request) => request.outcome)).toEqual(['rate-limited', 'ok']);
 	});
@@ -385,7 +385,7 @@ describe('Sandbox Plants under the same faults', () => {
 	it('Delete after a reset after processing: retried; the 404 of the retry means it is gone', async () => {
 		const emu = emulator;
 		emu.setFaults({ script: ['reset-after'] });
-		const run = await runSandbox(emu, { operation: 'delete', plantId: 2 }, [{}]);
+		const run = await runOn(emu, { type: 'sandboxPlants', parameters: { operation: 'delete', plantId: 2 }, items: [{}] });
 		expect(run.error).toBeUndefined();
 		expect(run.items.map((item) => item.json)).toEqual([{ deleted: true, id: 2 }]);
 		expect(requestsTo(emu, 'plantsDelete').map((request) => request.status)).toEqual([0, 404]);
@@ -395,7 +395,12 @@ describe('Sandbox Plants under the same faults', () => {
 	it('Create (a POST) dropped after processing: not sent again, says it may have been carried out', async () => {
 		const emu = emulator;
 		emu.setFaults({ script: ['close-after'] });
-		const run = await runSandbox(emu, { operation: 'create', name: 'Fern', plantId: 40 }, [{}], { continueOnFail: true });
+		const run = await runOn(emu, {
+			type: 'sandboxPlants',
+			parameters: { operation: 'create', name: 'Fern', plantId: 40 },
+			items: [{}],
+			continueOnFail: true,
+		});
 		expect(run.items[0].json.error).toMatch(/dropped before an answer came.*may have been delivered/);
 		expect(requestsTo(emu, 'plantsCreate')).toHaveLength(1);
 		expect(emu.plants().filter((plant) => plant.id === 40)).toHaveLength(1);
@@ -404,7 +409,12 @@ describe('Sandbox Plants under the same faults', () => {
 	it.each(['redirect-302', 'redirect-308'] as const)('Create answered %s: fails, nothing created, nothing at the trap', async (step) => {
 		const emu = emulator;
 		emu.setFaults({ script: [step] });
-		const run = await runSandbox(emu, { operation: 'create', name: 'Fern', plantId: 41 }, [{}], { continueOnFail: true });
+		const run = await runOn(emu, {
+			type: 'sandboxPlants',
+			parameters: { operation: 'create', name: 'Fern', plantId: 41 },
+			items: [{}],
+			continueOnFail: true,
+		});
 		expect(run.items[0].json.error).toMatch(/answered HTTP 30[28], a redirect to/);
 		expect(run.items[0].json.name).toBeUndefined();
 		expect(emu.trapRequests).toEqual([]);
@@ -414,7 +424,7 @@ describe('Sandbox Plants under the same faults', () => {
 	it.each(['html-200', 'wrong-shape-200'] as const)('Get Many answered %s (not a list): fails instead of returning no plants', async (step) => {
 		const emu = emulator;
 		emu.setFaults({ script: [step] });
-		const run = await runSandbox(emu, { operation: 'getAll', returnAll: true }, [{}]);
+		const run = await runOn(emu, { type: 'sandboxPlants', parameters: { operation: 'getAll', returnAll: true }, items: [{}] });
 		expect(run.error?.message).toMatch(/^Unexpected answer from .* \(HTTP 200, /);
 	});
 });
@@ -445,7 +455,12 @@ describe('a sandbox that behaves differently from the emulator', () => {
 			async (sandboxBaseUrl) => {
 				const emu = emulator;
 				const credentialData = { ...emu.credentials.messagingBearerApi, sandboxBaseUrl };
-				const run = await runSandbox(emu, { operation: 'getAll', returnAll: false, limit: 2 }, [{}], { credentialData });
+				const run = await runOn(emu, {
+					type: 'sandboxPlants',
+					parameters: { operation: 'getAll', returnAll: false, limit: 2 },
+					items: [{}],
+					credentialData,
+				});
 				expect(run.error).toBeUndefined();
 				expect(run.items.map((item) => item.json.name)).toEqual(['A', 'B']);
 			},
@@ -465,7 +480,12 @@ describe('a sandbox that behaves differently from the emulator', () => {
 			async (sandboxBaseUrl) => {
 				const emu = emulator;
 				const credentialData = { ...emu.credentials.messagingBearerApi, sandboxBaseUrl };
-				const run = await runSandbox(emu, { operation: 'create', name: 'Fern', plantId: 7, options: { includeRawResponse: true } }, [{}], { credentialData });
+				const run = await runOn(emu, {
+					type: 'sandboxPlants',
+					parameters: { operation: 'create', name: 'Fern', plantId: 7, options: { includeRawResponse: true } },
+					items: [{}],
+					credentialData,
+				});
 				expect(run.error).toBeUndefined();
 				expect(run.items[0].json.tag).toBe('seen Bearer [redacted]');
 				expect(run.items[0].json.rawResponse).toEqual({ name: 'Fern', tag: 'seen Bearer [redacted]' });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import type { Emulator, ScriptStep } from '../emulator';
-import { APPOINTMENT_REMINDER, mapperValue, runMessaging, runSandbox, useEmulator, visibleText } from './setup';
+import { APPOINTMENT_REMINDER, mapperValue, runOn, useEmulator, visibleText } from './setup';
 
 const emulator = useEmulator();
 
@@ -60,7 +60,7 @@ describe('no token or key in any output item, error message or description', () 
 				for (const continueOnFail of [true, false]) {
 					emu.reset();
 					arrange(emu, parameters.operation, faults);
-					const run = await runMessaging(emu, { ...parameters, ...extra }, [{ phone: '+14155550123' }], { continueOnFail });
+					const run = await runOn(emu, { parameters: { ...parameters, ...extra }, items: [{ phone: '+14155550123' }], continueOnFail });
 					expect(emu.requests.length).toBeGreaterThan(0);
 					// Listing templates is neither charged nor subject to the send faults.
 					if (name !== 'success' && !continueOnFail && (parameters.operation !== 'getAll' || /server|dropped|timeout|echoed|redirect/.test(name))) {
@@ -80,7 +80,7 @@ describe('no token or key in any output item, error message or description', () 
 			const wrong = 'sk_live_WRONG_3b9f2e71c4';
 			const credentialData = { ...emu.credentials[type], [secretField[parameters.operation]]: wrong };
 			for (const continueOnFail of [true, false]) {
-				const run = await runMessaging(emu, parameters, [{ phone: '+14155550123' }], { credentialData, continueOnFail });
+				const run = await runOn(emu, { parameters: parameters, items: [{ phone: '+14155550123' }], credentialData, continueOnFail });
 				expect(visibleText(run)).toMatch(/refused|Unauthori[sz]ed|Authentication|invalid/i);
 				expect(visibleText(run)).not.toContain(wrong);
 			}
@@ -96,7 +96,7 @@ describe('no token or key in any output item, error message or description', () 
 			{ operation: 'create', name: 'Fern', plantId: 1 },
 		]) {
 			for (const continueOnFail of [true, false]) {
-				const run = await runSandbox(emu, parameters, [{}], { continueOnFail });
+				const run = await runOn(emu, { type: 'sandboxPlants', parameters: parameters, items: [{}], continueOnFail });
 				expect(visibleText(run)).not.toContain(secret);
 			}
 		}

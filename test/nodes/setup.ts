@@ -1,59 +1,6 @@
-import type { ICredentialDataDecryptedObject, IDataObject, INodeParameters, ResourceMapperValue } from 'n8n-workflow';
-import type { Emulator } from '../emulator';
-import { runNode } from '../harness';
+import type { ResourceMapperValue } from 'n8n-workflow';
 
-export { useEmulator } from '../emulator/use';
-
-export const CREDENTIAL_OF_OPERATION: Record<string, string> = {
-	send: 'messagingBearerApi',
-	sendTemplate: 'messagingBearerApi',
-	getAll: 'messagingBearerApi',
-	sendDashboard: 'messagingAuthorizationKeyApi',
-	sendAlternative: 'messagingXApiKeyApi',
-};
-
-export interface RunOptions {
-	continueOnFail?: boolean;
-	onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
-	/** Replaces the emulator's credential data of the operation's credential type. */
-	credentialData?: IDataObject;
-}
-
-/** Runs the Messaging node once over `items` against the emulator. */
-export async function runMessaging(emulator: Emulator, parameters: INodeParameters, items: IDataObject[], options: RunOptions = {}) {
-	const credentialType = CREDENTIAL_OF_OPERATION[String(parameters.operation)];
-	return await runNode({
-		node: {
-			type: 'messaging',
-			parameters,
-			credentials: [credentialType],
-			continueOnFail: options.continueOnFail,
-			onError: options.onError,
-		},
-		items,
-		credentials: {
-			...emulator.credentials,
-			...(options.credentialData ? { [credentialType]: options.credentialData as ICredentialDataDecryptedObject } : {}),
-		},
-	});
-}
-
-export async function runSandbox(emulator: Emulator, parameters: INodeParameters, items: IDataObject[], options: RunOptions = {}) {
-	return await runNode({
-		node: {
-			type: 'sandboxPlants',
-			parameters: { resource: 'plant', ...parameters },
-			credentials: ['messagingBearerApi'],
-			continueOnFail: options.continueOnFail,
-			onError: options.onError,
-		},
-		items,
-		credentials: {
-			...emulator.credentials,
-			...(options.credentialData ? { messagingBearerApi: options.credentialData as ICredentialDataDecryptedObject } : {}),
-		},
-	});
-}
+export { runOn, useEmulator } from '../emulator/use';
 
 export const APPOINTMENT_REMINDER = '3f1c2a9e-7b4d-4e8a-9c61-2d5e8f0a1b01';
 export const ORDER_CONFIRMATION = '8a7b6c5d-4e3f-4a2b-9c1d-0e9f8a7b6c02';

@@ -11,7 +11,7 @@ import { checkTemplate } from '../../nodes/Messaging/actions/message/sendTemplat
 import { ItemInput } from '../../nodes/shared/validation';
 import type { Emulator } from '../emulator';
 import { callResourceMapper } from '../harness';
-import { APPOINTMENT_REMINDER, mapperValue, runMessaging, useEmulator } from './setup';
+import { APPOINTMENT_REMINDER, mapperValue, runOn, useEmulator } from './setup';
 
 const emulator = useEmulator();
 
@@ -44,10 +44,13 @@ describe('a template chosen by an expression', () => {
 	});
 
 	it('sends each item with its own template when every variable is there', async () => {
-		const run = await runMessaging(emulator, perItem, [
+		const run = await runOn(emulator, {
+			parameters: perItem,
+			items: [
 			{ template: APPOINTMENT_REMINDER, first: 'Ada', second: 'Friday' },
 			{ template: APPOINTMENT_REMINDER, first: 'Bob', second: 'Monday' },
-		]);
+		],
+		});
 		expect(run.error).toBeUndefined();
 		expect(requestsTo('templateSend').map((request) => (request.body as IDataObject).variables)).toEqual([
 			{ body1: 'Ada', body2: 'Friday' },
@@ -56,11 +59,14 @@ describe('a template chosen by an expression', () => {
 	});
 
 	it('fails before any send when one item misses a variable of its template, naming item, template and what it takes', async () => {
-		const run = await runMessaging(emulator, perItem, [
+		const run = await runOn(emulator, {
+			parameters: perItem,
+			items: [
 			{ template: APPOINTMENT_REMINDER, first: 'Ada', second: 'Friday' },
 			// recordatorio_pago takes body1..body3; this item gives two.
 			{ template: RECORDATORIO_PAGO, first: 'Ana', second: '20 €' },
-		]);
+		],
+		});
 		expect(run.error?.name).toBe('NodeOperationError');
 		expect(run.error?.message).toBe(
 			'Variables (variables): template "recordatorio_pago" needs a value for "Body 3: …{2} vence el {3}."; it takes body1, body2, body3 [item 1]',
@@ -69,7 +75,10 @@ describe('a template chosen by an expression', () => {
 	});
 
 	it('refuses an ID that is no template of the account, before any send', async () => {
-		const run = await runMessaging(emulator, perItem, [{ template: '00000000-0000-4000-8000-000000000000', first: 'a', second: 'b' }]);
+		const run = await runOn(emulator, {
+			parameters: perItem,
+			items: [{ template: '00000000-0000-4000-8000-000000000000', first: 'a', second: 'b' }],
+		});
 		expect(run.error?.message).toBe(
 			'Template (template): no template with ID 00000000-0000-4000-8000-000000000000 in this account; choose one from the list [item 0]',
 		);
@@ -81,19 +90,19 @@ describe('a saved schema that no longer matches the template', () => {
 	const savedWithTwo = () => sendTemplate(byId(APPOINTMENT_REMINDER), mapperValue({ body1: 'Ada', body2: 'Friday' }));
 
 	it('fails before sending when the template gained a variable in the dashboard after the workflow was saved', async () => {
-		const before = await runMessaging(emulator, savedWithTwo(), [{}]);
+		const before = await runOn(emulator, { parameters: savedWithTwo(), items: [{}] });
 		expect(before.error).toBeUndefined();
 		emulator.reset();
 
 		changeTemplate(emulator, APPOINTMENT_REMINDER, 'Hello [b:1], your appointment on [b:2] is at [b:3].');
-		const run = await runMessaging(emulator, savedWithTwo(), [{}]);
+		const run = await runOn(emulator, { parameters: savedWithTwo(), items: [{}] });
 		expect(run.error?.message).toBe('Variables (variables): template "appointment_reminder" needs a value for "Body 3: …on {2} is at {3}."; it takes body1, body2, body3 [item 0]');
 		expectNothingSent();
 	});
 
 	it('fails before sending when the template lost a variable', async () => {
 		changeTemplate(emulator, APPOINTMENT_REMINDER, 'Hello [b:1], see you soon.');
-		const run = await runMessaging(emulator, savedWithTwo(), [{}]);
+		const run = await runOn(emulator, { parameters: savedWithTwo(), items: [{}] });
 		expect(run.error?.message).toBe('Variables (variables): template "appointment_reminder" has no variable "body2"; it takes body1 [item 0]');
 		expectNothingSent();
 	});
@@ -116,25 +125,27 @@ describe('a saved schema that no longer matches the template', () => {
 
 describe('a template that is not approved', () => {
 	it('fails before sending, naming its status, whether rejected or pending', async () => {
-		const rejected = await runMessaging(emulator, sendTemplate(byId(SPRING_SALE), mapperValue({ body1: '20%' })), [{}]);
+		const rejected = await runOn(emulator, { parameters: sendTemplate(byId(SPRING_SALE), mapperValue({ body1: '20%' })), items: [{}] });
 		expect(rejected.error?.message).toBe(
 			'Template (template): "spring_sale" is REJECTED, not APPROVED; only approved templates can be sent [item 0]',
 		);
 		expectNothingSent();
 
 		emulator.reset();
-		const pending = await runMessaging(
-			emulator,
-			sendTemplate(byId(FEATURE_ANNOUNCEMENT), mapperValue({ body1: 'Ada', visit_website: 'new' })),
-			[{}],
-		);
+		const pending = await runOn(emulator, {
+			parameters: sendTemplate(byId(FEATURE_ANNOUNCEMENT), mapperValue({ body1: 'Ada', visit_website: 'new' })),
+			items: [{}],
+		});
 		expect(pending.error?.message).toMatch(/"feature_announcement" is PENDING, not APPROVED/);
 		expectNothingSent();
 	});
 
 	it('fails when the template went back to review in the dashboard after it was picked', async () => {
 		emulator.setTemplate({ template_id: APPOINTMENT_REMINDER, status: 'PENDING' });
-		const run = await runMessaging(emulator, sendTemplate(byId(APPOINTMENT_REMINDER), mapperValue({ body1: 'Ada', body2: 'Friday' })), [{}]);
+		const run = await runOn(emulator, {
+			parameters: sendTemplate(byId(APPOINTMENT_REMINDER), mapperValue({ body1: 'Ada', body2: 'Friday' })),
+			items: [{}],
+		});
 		expect(run.error?.message).toMatch(/"appointment_reminder" is PENDING, not APPROVED/);
 		expectNothingSent();
 	});
@@ -143,14 +154,20 @@ describe('a template that is not approved', () => {
 describe('variables the template does not take', () => {
 	it('are refused before any send', async () => {
 		const value = { body1: 'Ada', body2: 'Friday', body3: 'extra' };
-		const run = await runMessaging(emulator, sendTemplate(byId(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'Ada', body2: 'Friday' }), value }), [{}]);
+		const run = await runOn(emulator, {
+			parameters: sendTemplate(byId(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'Ada', body2: 'Friday' }), value }),
+			items: [{}],
+		});
 		expect(run.error?.message).toBe('Variables (variables): template "appointment_reminder" has no variable "body3"; it takes body1, body2 [item 0]');
 		expectNothingSent();
 	});
 
 	it('an empty one is no value: a mapping shared by templates chosen per item may leave it blank', async () => {
 		const value = { body1: 'Ada', body2: 'Friday', body3: ' ' };
-		const run = await runMessaging(emulator, sendTemplate(byId(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'Ada', body2: 'Friday' }), value }), [{}]);
+		const run = await runOn(emulator, {
+			parameters: sendTemplate(byId(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'Ada', body2: 'Friday' }), value }),
+			items: [{}],
+		});
 		expect(run.error).toBeUndefined();
 		expect((requestsTo('templateSend')[0].body as IDataObject).variables).toEqual({ body1: 'Ada', body2: 'Friday' });
 	});
@@ -159,7 +176,10 @@ describe('variables the template does not take', () => {
 		// JSON.parse makes "__proto__" an own key, as a workflow imported from JSON has it; n8n
 		// drops such keys when it resolves the parameter, so the node gets body1 and body2.
 		const value = JSON.parse('{"body1": "Ada", "body2": "Friday", "__proto__": {"polluted": "yes"}, "constructor": "x"}') as IDataObject;
-		const run = await runMessaging(emulator, sendTemplate(byId(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'Ada', body2: 'Friday' }), value }), [{}]);
+		const run = await runOn(emulator, {
+			parameters: sendTemplate(byId(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'Ada', body2: 'Friday' }), value }),
+			items: [{}],
+		});
 		expect(run.error).toBeUndefined();
 		expect(JSON.stringify((requestsTo('templateSend')[0].body as IDataObject).variables)).toBe('{"body1":"Ada","body2":"Friday"}');
 		expect(({} as IDataObject).polluted).toBeUndefined();
@@ -185,9 +205,8 @@ describe('the live templates are read once per execution', () => {
 			second: `day ${index}`,
 			third: `amount ${index}`,
 		}));
-		const run = await runMessaging(
-			emulator,
-			sendTemplate(byId('={{ $json.template }}'), {
+		const run = await runOn(emulator, {
+			parameters: sendTemplate(byId('={{ $json.template }}'), {
 				mappingMode: 'defineBelow',
 				value: {
 					body1: "={{ $json.template === 'c0ffee00-1234-4abc-8def-0123456789a3' ? '' : $json.first }}",
@@ -197,8 +216,8 @@ describe('the live templates are read once per execution', () => {
 				schema: [],
 				matchingColumns: [],
 			}),
-			items,
-		);
+			items: items,
+		});
 		expect(run.error).toBeUndefined();
 		expect(requestsTo('templates')).toHaveLength(1);
 		expect(requestsTo('templateSend')).toHaveLength(20);
@@ -209,9 +228,9 @@ describe('the live templates are read once per execution', () => {
 
 	it('a second execution reads them again (a change in the dashboard is seen by the next run)', async () => {
 		const parameters = sendTemplate(byId(APPOINTMENT_REMINDER), mapperValue({ body1: 'Ada', body2: 'Friday' }));
-		expect((await runMessaging(emulator, parameters, [{}, {}])).error).toBeUndefined();
+		expect((await runOn(emulator, { parameters: parameters, items: [{}, {}] })).error).toBeUndefined();
 		changeTemplate(emulator, APPOINTMENT_REMINDER, 'Hello [b:1].');
-		expect((await runMessaging(emulator, parameters, [{}, {}])).error?.message).toMatch(/has no variable "body2"/);
+		expect((await runOn(emulator, { parameters: parameters, items: [{}, {}] })).error?.message).toMatch(/has no variable "body2"/);
 		expect(requestsTo('templates')).toHaveLength(2);
 		expect(requestsTo('templateSend')).toHaveLength(2);
 	});
