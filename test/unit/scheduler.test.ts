@@ -125,27 +125,62 @@ describe("the user's limits", () => {
 });
 
 describe('order, fairness and stops', () => {
-	it('Auto starts with one request, opens to 16 once it is answered, grows while answers come back, and shrinks when answers fail, not when refused for rate', async () => {
+	it('Auto starts with one request, then a round of 32 that must all come back before the next, then grows per answer; it shrinks when answers fail, not when refused for rate', async () => {
 		const account = new Account();
 		const run = lane();
 		const tickets: Ticket[] = [];
 		const take = () => account.acquire(run).then((ticket) => tickets.push(ticket));
-		const waiting = Array.from({ length: 40 }, take);
+		const waiting = Array.from({ length: 100 }, take);
 		await vi.advanceTimersByTimeAsync(0);
 		expect(tickets).toHaveLength(1);
 		tickets[0].finish({ type: 'answered' });
 		await vi.advanceTimersByTimeAsync(0);
-		expect(account.state.inFlight).toBe(16);
+		expect(account.state.inFlight).toBe(32);
+		// The round's first answers come back: Auto grows, but nothing new starts until the whole round is answered.
 		for (const ticket of tickets.slice(1, 3)) ticket.finish({ type: 'answered' });
 		await vi.advanceTimersByTimeAsync(0);
-		expect(account.state.inFlight).toBe(18);
+		expect(account.state.inFlight).toBe(30);
+		expect(account.state.autoConcurrency).toBeGreaterThan(32);
+		for (const ticket of tickets.slice(3, 33)) ticket.finish({ type: 'answered' });
+		await vi.advanceTimersByTimeAsync(0);
+		// A whole round came back without a rate refusal: from now on each answer lets the next one go.
 		const grown = account.state.autoConcurrency;
-		expect(grown).toBe(18);
-		tickets[3].finish({ type: 'refused', retryAfterMs: 1 });
-		expect(account.state.autoConcurrency).toBe(grown);
-		tickets[4].finish({ type: 'failed' });
-		expect(account.state.autoConcurrency).toBe(Math.floor(grown * 0.9));
-		for (let finished = 0; finished < 40; ) {
+		expect(account.state.inFlight).toBe(grown);
+		tickets[33].finish({ type: 'answered' });
+		await vi.advanceTimersByTimeAsync(0);
+		expect(account.state.inFlight).toBe(account.state.autoConcurrency);
+		const before = account.state.autoConcurrency;
+		tickets[34].finish({ type: 'refused', retryAfterMs: 1 });
+		expect(account.state.autoConcurrency).toBe(before);
+		tickets[35].finish({ type: 'failed' });
+		expect(account.state.autoConcurrency).toBe(Math.floor(before * 0.9));
+		for (let finished = 36; finished < 100; ) {
+			await vi.runAllTimersAsync();
+			for (; finished < tickets.length; finished++) tickets[finished].finish({ type: 'answered' });
+		}
+		await Promise.all(waiting);
+	});
+
+	it('a round with a rate refusal keeps Auto in rounds: the refused request goes again only with the next round', async () => {
+		const account = new Account();
+		const run = lane();
+		const tickets: Ticket[] = [];
+		const waiting = Array.from({ length: 40 }, () => account.acquire(run).then((ticket) => tickets.push(ticket)));
+		await vi.advanceTimersByTimeAsync(0);
+		tickets[0].finish({ type: 'answered' });
+		await vi.advanceTimersByTimeAsync(0);
+		expect(account.state.inFlight).toBe(32);
+		// The service took 20, then refused the rest: the accepted answers come back first, and start nothing.
+		for (const ticket of tickets.slice(1, 21)) ticket.finish({ type: 'answered' });
+		await vi.advanceTimersByTimeAsync(0);
+		expect(tickets).toHaveLength(33);
+		for (const ticket of tickets.slice(21, 33)) ticket.finish({ type: 'refused', retryAfterMs: 1_000 });
+		await vi.advanceTimersByTimeAsync(999);
+		expect(tickets).toHaveLength(33);
+		// At the Retry-After one probe goes; once it is accepted the rest go as the learned limit lets them.
+		await vi.advanceTimersByTimeAsync(1);
+		expect(tickets).toHaveLength(34);
+		for (let finished = 33; finished < 40; ) {
 			await vi.runAllTimersAsync();
 			for (; finished < tickets.length; finished++) tickets[finished].finish({ type: 'answered' });
 		}

@@ -14,7 +14,8 @@ import { sleep } from 'n8n-workflow';
  *    keep their order); then the run with the fewest requests under way (a one-item webhook
  *    execution is not queued behind a bulk run); then first come first served.
  * 3. Concurrency: the number the user set, counted over the run (or every run sharing limits);
- *    otherwise Auto, an AIMD limit over the account: one request, 16 once it is answered, then
+ *    otherwise Auto, an AIMD limit over the account: one request, then a round of 32, each round
+ *    answered in full before the next starts until one comes back without a rate refusal, then
  *    +1 per answer while the limit is in use and latency holds, x0.9 when latency rises well
  *    above its floor or a request fails; a rate refusal is not congestion (rule 5 paces it).
  * 4. The user's per-second/per-minute limits: starts spaced evenly from the run's start and
@@ -28,7 +29,8 @@ import { sleep } from 'n8n-workflow';
  *    (the round length below it, when a whole-second Retry-After made the probe late). A pause
  *    in which a request started after the refused one was accepted teaches nothing: a full
  *    window refuses everything after it, so that refusal was a stray one. From then on the
- *    account never has more than that many in such a window, in every run; the count creeps up
+ *    account never has more than that many in such a window, in every run (a request counted at
+ *    the middle of its round trip, where the service most likely counted it); the count creeps up
  *    by 5% after ten quiet windows (a plan may be raised) and drops to what was accepted at the
  *    next refusal.
  * 6. A pause longer than a run's Max Wait fails that run's waiting requests with
@@ -194,10 +196,10 @@ const KEPT_MS = 3_600_000;
 
 /**
  * Auto concurrency: one request first (a refused key or an empty balance costs one call); once
- * an answer came back, 16 at once (Netflix's concurrency-limits start at 20), then doubling per
- * round trip up to the cap that keeps the service and n8n safe.
+ * an answer came back, a round of 32 (Netflix's concurrency-limits start at 20), then growing
+ * per answer up to the cap that keeps the service and n8n safe.
  */
-export const AUTO_CONCURRENCY = { initial: 1, opened: 16, max: 64 } as const;
+export const AUTO_CONCURRENCY = { initial: 1, opened: 32, max: 64 } as const;
 
 /**
  * The window lengths services count in, in seconds: round numbers, a second, a minute, an hour
@@ -264,6 +266,14 @@ export class Account {
 	/** Answers that were not rate refusals: what the service accepted (learned limits). */
 	private readonly accepted = new TimeLog();
 	autoConcurrency: number = AUTO_CONCURRENCY.initial;
+	/**
+	 * Auto opens in rounds: until a whole round of `opened` requests came back without a rate
+	 * refusal, the next round starts only once the last one is answered. Answers arrive in the
+	 * order the service took them, the accepted ones first: sending on at each of those would put
+	 * a second burst on the wire before the refusals behind them are read.
+	 */
+	private opening = true;
+	private round = { size: 0, started: 0, refused: false };
 	/** Latency floor (ms) and a short average, for Auto. */
 	private latencyFloor = Infinity;
 	private latencyRecent = 0;
@@ -414,7 +424,11 @@ export class Account {
 
 		// Concurrency: the user's number, or Auto over the account.
 		const own = this.countsOf(lane);
-		if (limits.maxConcurrent !== undefined ? own.inFlight >= limits.maxConcurrent : this.counts.inFlight >= this.autoConcurrency) return undefined;
+		if (limits.maxConcurrent !== undefined) {
+			if (own.inFlight >= limits.maxConcurrent) return undefined;
+		} else if (this.counts.inFlight >= this.autoConcurrency || (this.opening && this.round.started > 0 && this.round.started >= this.round.size)) {
+			return undefined;
+		}
 
 		// The user's per-second and per-minute limits: even spacing from the run's start, and the windows.
 		const due = this.dueTime(own, limits);
@@ -485,6 +499,8 @@ export class Account {
 		own.lastStart = probe || own.lastStart < this.pausedUntil ? now : Math.min(now, Math.max(due, lane.since, now - CATCH_UP_MS));
 		lane.own.inFlight++;
 		this.counts.inFlight++;
+		// A round's size is fixed when it begins: Auto grows with each answer, the round does not.
+		if (this.round.started++ === 0) this.round.size = this.autoConcurrency;
 		let finished = false;
 		return {
 			place,
@@ -499,22 +515,31 @@ export class Account {
 					this.counts.answers.add(end);
 				}
 				this.learn(outcome, now, seq, end, probe);
+				if (this.counts.inFlight === 0) this.roundAnswered();
 				this.poke();
 			},
 		};
+	}
+
+	/** Every request of the round is answered: the next may start; a full round without a rate refusal ends the opening. */
+	private roundAnswered(): void {
+		if (this.opening && this.round.started >= AUTO_CONCURRENCY.opened && !this.round.refused) this.opening = false;
+		this.round = { size: 0, started: 0, refused: false };
 	}
 
 	/** What an answer teaches: latency and concurrency, and the account's rate limit. */
 	private learn(outcome: Outcome, startedAt: number, seq: number, end: number, probe: boolean): void {
 		if (probe && this.pause) this.pause.probing = false;
 		if (outcome.type === 'refused') {
+			this.round.refused = true;
 			// Not a cut in concurrency: a rate refusal says the account's window is full, not that the
 			// service is congested; the pause and the learned limit govern the pace.
 			this.refused(end, seq, outcome.retryAfterMs, probe);
 			return;
 		}
 		if (outcome.type === 'answered') {
-			this.accepted.add(end);
+			// Counted where the service most likely counted it: between the start and the answer.
+			this.accepted.add(startedAt + (end - startedAt) / 2);
 			// Only the probe ends the pause; a later-started request accepted meanwhile shows the refusal was a stray one.
 			if (this.pause && probe) this.reopened(startedAt, end);
 			else if (this.pause && seq > this.pause.refusedStart) this.pause.stray = true;
