@@ -187,6 +187,33 @@ describe('order, fairness and stops', () => {
 		await Promise.all(waiting);
 	});
 
+	it("a run with a number of its own neither joins Auto's rounds nor holds them up", async () => {
+		const account = new Account();
+		const own = lane({ maxConcurrent: 2 });
+		const auto = lane();
+		const ownTickets: Ticket[] = [];
+		const autoTickets: Ticket[] = [];
+		const ownWaiting = Array.from({ length: 8 }, () => account.acquire(own).then((ticket) => ownTickets.push(ticket)));
+		await vi.advanceTimersByTimeAsync(0);
+		ownTickets[0].finish({ type: 'answered' });
+		await vi.advanceTimersByTimeAsync(0);
+		expect(ownTickets).toHaveLength(3);
+		const autoWaiting = Array.from({ length: 40 }, () => account.acquire(auto).then((ticket) => autoTickets.push(ticket)));
+		await vi.advanceTimersByTimeAsync(0);
+		// Auto is over the account: the other run's two count, so 30 of its 32 go.
+		expect(autoTickets).toHaveLength(30);
+		// That round is answered while the other run still has two under way: the rest go at once.
+		for (const ticket of autoTickets) ticket.finish({ type: 'answered' });
+		await vi.advanceTimersByTimeAsync(0);
+		expect(autoTickets).toHaveLength(40);
+		for (const ticket of autoTickets.slice(30)) ticket.finish({ type: 'answered' });
+		for (let finished = 1; finished < 8; ) {
+			await vi.runAllTimersAsync();
+			for (; finished < ownTickets.length; finished++) ownTickets[finished].finish({ type: 'answered' });
+		}
+		await Promise.all([...ownWaiting, ...autoWaiting]);
+	});
+
 	it('a request tried again goes first; then the run with fewer under way; then first come first served', async () => {
 		const account = new Account();
 		const bulk = lane();

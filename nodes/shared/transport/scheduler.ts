@@ -273,7 +273,7 @@ export class Account {
 	 * a second burst on the wire before the refusals behind them are read.
 	 */
 	private opening = true;
-	private round = { size: 0, started: 0, refused: false };
+	private round = { id: 0, size: 0, started: 0, answered: 0, refused: false };
 	/** Latency floor (ms) and a short average, for Auto. */
 	private latencyFloor = Infinity;
 	private latencyRecent = 0;
@@ -499,8 +499,10 @@ export class Account {
 		own.lastStart = probe || own.lastStart < this.pausedUntil ? now : Math.min(now, Math.max(due, lane.since, now - CATCH_UP_MS));
 		lane.own.inFlight++;
 		this.counts.inFlight++;
+		// Rounds are Auto's: a run with a number of its own neither joins them nor waits for them.
 		// A round's size is fixed when it begins: Auto grows with each answer, the round does not.
-		if (this.round.started++ === 0) this.round.size = this.autoConcurrency;
+		const round = lane.limits.maxConcurrent === undefined ? this.round.id : undefined;
+		if (round !== undefined && this.round.started++ === 0) this.round.size = this.autoConcurrency;
 		let finished = false;
 		return {
 			place,
@@ -515,23 +517,26 @@ export class Account {
 					this.counts.answers.add(end);
 				}
 				this.learn(outcome, now, seq, end, probe);
-				if (this.counts.inFlight === 0) this.roundAnswered();
+				if (round === this.round.id) this.roundAnswered(outcome);
 				this.poke();
 			},
 		};
 	}
 
-	/** Every request of the round is answered: the next may start; a full round without a rate refusal ends the opening. */
-	private roundAnswered(): void {
-		if (this.opening && this.round.started >= AUTO_CONCURRENCY.opened && !this.round.refused) this.opening = false;
-		this.round = { size: 0, started: 0, refused: false };
+	/** One more answer of the round; once all are in, the next round may start, and a full round without a rate refusal ends the opening. */
+	private roundAnswered(outcome: Outcome): void {
+		const round = this.round;
+		round.answered++;
+		if (outcome.type === 'refused') round.refused = true;
+		if (round.answered < round.started) return;
+		if (round.started >= AUTO_CONCURRENCY.opened && !round.refused) this.opening = false;
+		this.round = { id: round.id + 1, size: 0, started: 0, answered: 0, refused: false };
 	}
 
 	/** What an answer teaches: latency and concurrency, and the account's rate limit. */
 	private learn(outcome: Outcome, startedAt: number, seq: number, end: number, probe: boolean): void {
 		if (probe && this.pause) this.pause.probing = false;
 		if (outcome.type === 'refused') {
-			this.round.refused = true;
 			// Not a cut in concurrency: a rate refusal says the account's window is full, not that the
 			// service is congested; the pause and the learned limit govern the pace.
 			this.refused(end, seq, outcome.retryAfterMs, probe);
