@@ -10,6 +10,8 @@
  *   exceeded", no Retry-After). Our node with no options; the HTTP Request node with its defaults;
  *   the HTTP Request node tuned by hand to the known limit (batch size = the limit, batch interval
  *   = the window). Ideal: the limit's worth at once, then the next as soon as the window lets it.
+ *   After a warm-up of each contender; the per-second cell runs three times, interleaved, and
+ *   reports the run with the median wall time.
  * - defaultsNoLimit: no limit, 20 ms latency, 2,000 sends: our defaults against the HTTP Request
  *   node's defaults (every item in flight at once); median of three interleaved runs.
  * - scale50k: 50,000 items with our defaults: time to the first send, Stop latency (the execution
@@ -79,19 +81,41 @@ async function main(): Promise<void> {
 			return figures;
 		};
 
+		// Warm-up: the first run in a process pays for loading and compiling (the expression isolate,
+		// the engine, the request code); it would fall on whichever contender happens to go first.
+		await emulator.prepare({ latencyMs: LATENCY_MS });
+		await runOurNode(emulator.bearer, makeItems(LIMIT, 'warm-ours'), {}, ENGINE);
+		await runHttpRequestNode(http, emulator.bearer, makeItems(LIMIT, 'warm-http'), { size: LIMIT, intervalMs: 0 }, ENGINE);
+
+		/** The figures of the run with the median wall time. */
+		const medianRun = (runs: CellFigures[]) => [...runs].sort((a, b) => a.wallMs - b.wallMs)[Math.floor(runs.length / 2)];
+
 		const limitSeeking: Record<string, unknown> = {};
 		for (const [label, windowMs, answer] of [
 			['perSecond429', 1_000, '429'],
 			['perMinuteReason', MINUTE_MS, 'reason'],
 		] as const) {
-			const ours = await limitCell('ours (defaults)', windowMs, answer, async (items) => await runOurNode(emulator.bearer, items, {}, ENGINE));
-			const httpDefaults = await limitCell('HTTP Request (defaults)', windowMs, answer, async (items) => await runHttpRequestNode(http, emulator.bearer, items, undefined, ENGINE));
-			const httpTuned = await limitCell('HTTP Request (tuned)', windowMs, answer, async (items) =>
-				await runHttpRequestNode(http, emulator.bearer, items, { size: LIMIT, intervalMs: windowMs }, ENGINE),
-			);
+			// Seconds-long cells run three times, interleaved, and report the median run; minute-long ones once.
+			const reps = windowMs <= 1_000 ? 3 : 1;
+			const runs = { ours: [] as CellFigures[], httpDefaults: [] as CellFigures[], httpTuned: [] as CellFigures[] };
+			for (let rep = 0; rep < reps; rep++) {
+				runs.ours.push(await limitCell('ours (defaults)', windowMs, answer, async (items) => await runOurNode(emulator.bearer, items, {}, ENGINE)));
+				runs.httpDefaults.push(
+					await limitCell('HTTP Request (defaults)', windowMs, answer, async (items) => await runHttpRequestNode(http, emulator.bearer, items, undefined, ENGINE)),
+				);
+				runs.httpTuned.push(
+					await limitCell('HTTP Request (tuned)', windowMs, answer, async (items) =>
+						await runHttpRequestNode(http, emulator.bearer, items, { size: LIMIT, intervalMs: windowMs }, ENGINE),
+					),
+				);
+			}
+			const ours = medianRun(runs.ours);
+			const httpDefaults = medianRun(runs.httpDefaults);
+			const httpTuned = medianRun(runs.httpTuned);
 			limitSeeking[label] = {
 				limit: `${LIMIT} per ${windowMs / 1000} s, refused with ${answer === '429' ? '429 + Retry-After' : "the spec's 400 reason"}`,
 				items: 3 * LIMIT,
+				runs: reps,
 				idealMs: 2 * windowMs + 3 * LATENCY_MS,
 				ours,
 				httpRequestDefaults: httpDefaults,

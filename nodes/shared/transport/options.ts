@@ -47,10 +47,10 @@ export const requestOptionsDescription: INodeProperties = {
 			displayName: 'Max Concurrent Requests',
 			name: 'maxConcurrent',
 			type: 'number',
-			typeOptions: { minValue: 0, maxValue: 64 },
+			typeOptions: { minValue: 0, maxValue: 200 },
 			default: 0,
 			description:
-				'How many requests may be under way at once. 0 (the default) is Auto: the node starts with one request, doubles while answers come back promptly and adapts to how fast the service answers and whether it refuses, up to 64. 1 sends strictly in input order. Messages to the same recipient never overlap and keep their input order either way, and the output order always matches the input.',
+				'How many requests may be under way at once. 0 (the default) is Auto: the node starts with one request, then a round of 32, then grows while answers come back promptly and adapts to how fast the service answers and whether it refuses, up to 200. 1 sends strictly in input order. Messages to the same recipient never overlap and keep their input order either way, and the output order always matches the input.',
 		},
 		{
 			displayName: 'Max Requests Per Minute',
