@@ -177,9 +177,9 @@ describe('order, fairness and stops', () => {
 		for (const ticket of tickets.slice(21, 33)) ticket.finish({ type: 'refused', retryAfterMs: 1_000 });
 		await vi.advanceTimersByTimeAsync(999);
 		expect(tickets).toHaveLength(33);
-		// At the Retry-After one probe goes; once it is accepted the rest go as the learned limit lets them.
+		// At the time the service named, what it had accepted may go at once: the seven left.
 		await vi.advanceTimersByTimeAsync(1);
-		expect(tickets).toHaveLength(34);
+		expect(tickets).toHaveLength(40);
 		for (let finished = 33; finished < 40; ) {
 			await vi.runAllTimersAsync();
 			for (; finished < tickets.length; finished++) tickets[finished].finish({ type: 'answered' });
@@ -388,6 +388,33 @@ describe('an account limit found from refusals', () => {
 		expect(refusals.at(-1)!.at - pauseStart).toBeGreaterThanOrEqual(10_000 - 100);
 		expect(refusals.at(-1)!.at - pauseStart).toBeLessThanOrEqual(10_000);
 		expect(account.state).toMatchObject({ inFlight: 0, queued: 0 });
+	});
+
+	it('at the time a Retry-After named, what the service accepted goes at once; once that proves wrong, one probe at a time', async () => {
+		const account = new Account();
+		const run = lane({ maxConcurrent: 8 });
+		const tickets: Ticket[] = [];
+		const waiting = Array.from({ length: 16 }, () => account.acquire(run).then((ticket) => tickets.push(ticket)));
+		await vi.advanceTimersByTimeAsync(0);
+		// The service takes 5 and refuses 3, naming a second.
+		for (const ticket of tickets.slice(0, 5)) ticket.finish({ type: 'answered' });
+		for (const ticket of tickets.slice(5, 8)) ticket.finish({ type: 'refused', retryAfterMs: 1_000 });
+		await vi.advanceTimersByTimeAsync(999);
+		expect(tickets).toHaveLength(8);
+		await vi.advanceTimersByTimeAsync(1);
+		expect(tickets).toHaveLength(13);
+		// The named time was wrong: all five refused; the next time only one goes.
+		for (const ticket of tickets.slice(8, 13)) ticket.finish({ type: 'refused', retryAfterMs: 1_000 });
+		await vi.advanceTimersByTimeAsync(999);
+		expect(tickets).toHaveLength(13);
+		await vi.advanceTimersByTimeAsync(1);
+		expect(tickets).toHaveLength(14);
+		expect(account.state.pause).toMatchObject({ batch: 1, refusedProbes: 5 });
+		for (let finished = 13; finished < 16; ) {
+			await vi.runAllTimersAsync();
+			for (; finished < tickets.length; finished++) tickets[finished].finish({ type: 'answered' });
+		}
+		await Promise.all(waiting);
 	});
 
 	it('a Retry-After longer than Max Wait ends the waits at once', async () => {

@@ -21,8 +21,9 @@ import { sleep } from 'n8n-workflow';
  * 4. The user's per-second/per-minute limits: starts spaced evenly from the run's start and
  *    never more than the limit in any window (a request counts from its start until a window
  *    after its answer), as before.
- * 5. A rate refusal pauses the account. With Retry-After, until then; without, one probe goes
- *    at a time, each when the next round window length (1 s, 5 s, a minute, ...) has passed since
+ * 5. A rate refusal pauses the account. With Retry-After, until then, when as many probes go as
+ *    the service had accepted (one at a time once a probe after a named time was refused);
+ *    without, one probe goes at a time, each when the next round window length (1 s, 5 s, a minute, ...) has passed since
  *    the oldest answer still counted toward the service's window (it admits the next one once
  *    that answer leaves its window). An accepted probe ends the pause and teaches the limit: what
  *    the service accepted before it refused, per the time from the oldest of those to the probe
@@ -227,7 +228,7 @@ interface LearnedLimit {
 	since: number;
 }
 
-/** The service is refusing for rate: one probe at a time until it accepts again. */
+/** The service is refusing for rate: probes until it accepts again. */
 interface Pause {
 	since: number;
 	/** The oldest answer counted toward the service's window when it first refused. */
@@ -236,8 +237,14 @@ interface Pause {
 	accepted: number;
 	/** When the next probe may go (Retry-After, or the probe schedule). */
 	nextProbeAt: number;
-	/** Set while a probe is under way. */
-	probing: boolean;
+	/** Probes under way. */
+	probing: number;
+	/**
+	 * How many may probe at once: one; or, once the service named a time (Retry-After) and no
+	 * probe of this pause was refused yet, what it accepted before it refused: the service said
+	 * its window reopens then, and a lone probe would cost every other request a round trip.
+	 */
+	batch: number;
 	/** Probes refused in this pause. */
 	refusedProbes: number;
 	/** The start number of the refused request that began the pause. */
@@ -415,10 +422,10 @@ export class Account {
 			if (pause.askedMs !== undefined && pause.askedMs > limits.maxWaitMs) {
 				return new LimitNotReopenedError(now - pause.since, pause.accepted, limits.maxWaitMs, pause.askedMs);
 			}
-			if (pause.probing) return undefined;
-			// The last probe goes at Max Wait; once that one is refused, the wait is over.
+			if (pause.probing >= pause.batch) return undefined;
+			// The last probes go at Max Wait; once they are refused, the wait is over.
 			const deadline = pause.since + limits.maxWaitMs;
-			if (this.lastProbeAt >= deadline) return new LimitNotReopenedError(now - pause.since, pause.accepted, limits.maxWaitMs);
+			if (this.lastProbeAt >= deadline && pause.probing === 0) return new LimitNotReopenedError(now - pause.since, pause.accepted, limits.maxWaitMs);
 			at = Math.max(at, Math.min(pause.nextProbeAt, deadline));
 		}
 		at = Math.max(at, this.pausedUntil);
@@ -488,9 +495,11 @@ export class Account {
 	private start({ lane, place }: Waiter, now: number): Ticket {
 		const own = this.countsOf(lane);
 		const seq = ++this.starts;
-		const probe = this.pause !== undefined;
-		if (probe) {
-			this.pause!.probing = true;
+		// Started in a pause: a probe of that pause.
+		const probeOf = this.pause;
+		const probe = probeOf !== undefined;
+		if (probeOf) {
+			probeOf.probing++;
 			this.lastProbeAt = now;
 		}
 		// The spacing goes on from when this start was due, not from when it went out, so a run
@@ -517,7 +526,7 @@ export class Account {
 					lane.own.answers.add(end);
 					this.counts.answers.add(end);
 				}
-				this.learn(outcome, now, seq, end, probe);
+				this.learn(outcome, now, seq, end, probeOf);
 				if (round === this.round.id) this.roundAnswered(outcome);
 				this.poke();
 			},
@@ -535,8 +544,10 @@ export class Account {
 	}
 
 	/** What an answer teaches: latency and concurrency, and the account's rate limit. */
-	private learn(outcome: Outcome, startedAt: number, seq: number, end: number, probe: boolean): void {
-		if (probe && this.pause) this.pause.probing = false;
+	private learn(outcome: Outcome, startedAt: number, seq: number, end: number, probeOf: Pause | undefined): void {
+		if (probeOf) probeOf.probing--;
+		// A probe of this pause (one that started in an earlier pause speaks for that one).
+		const probe = probeOf !== undefined && probeOf === this.pause;
 		if (outcome.type === 'refused') {
 			// Not a cut in concurrency: a rate refusal says the account's window is full, not that the
 			// service is congested; the pause and the learned limit govern the pace.
@@ -568,9 +579,11 @@ export class Account {
 			const accepted = this.accepted.countAfter(since);
 			const skipped = this.learned ? Math.max(0, accepted - this.learned.count) : 0;
 			const oldest = this.accepted.nthAfter(since, skipped) ?? now;
-			this.pause = { since: now, oldest, accepted, nextProbeAt: now, probing: false, refusedProbes: 0, refusedStart: seq, stray: false };
+			this.pause = { since: now, oldest, accepted, nextProbeAt: now, probing: 0, batch: 1, refusedProbes: 0, refusedStart: seq, stray: false };
 		} else if (probe) {
 			this.pause.refusedProbes++;
+			// The time the service named was wrong once: from now on one probe at a time.
+			this.pause.batch = 1;
 		} else {
 			// Under way when the pause began: the pause already speaks for it.
 			if (retryAfterMs !== undefined) this.askedToWait(now, retryAfterMs);
@@ -583,8 +596,9 @@ export class Account {
 	/** Retry-After: the service said when; nothing starts before, and the probe goes then. */
 	private askedToWait(now: number, retryAfterMs: number): void {
 		const pause = this.pause!;
-		pause.nextProbeAt = Math.max(pause.probing ? 0 : pause.nextProbeAt, now + retryAfterMs);
+		pause.nextProbeAt = Math.max(pause.probing > 0 ? 0 : pause.nextProbeAt, now + retryAfterMs);
 		pause.askedMs = Math.max(pause.askedMs ?? 0, retryAfterMs);
+		if (pause.refusedProbes === 0) pause.batch = Math.max(1, pause.accepted);
 		this.pausedUntil = Math.max(this.pausedUntil, now + retryAfterMs);
 	}
 
