@@ -18,8 +18,12 @@ async function main(): Promise<void> {
 			await emulator.prepare({ latencyMs: 20 });
 			const items = makeItems(2_000, `profile-${rep}`);
 			const started = performance.now();
+			const cpu = process.cpuUsage();
 			const outcome = contender === 'http' ? await runHttpRequestNode(http, emulator.bearer, items, undefined, 'vm') : await runOurNode(emulator.bearer, items, process.env.MAXC ? { maxConcurrent: Number(process.env.MAXC) } : {}, 'vm');
-			console.log(`${contender} rep ${rep}: ${outcome.succeeded} sent, ${Math.round(2_000 / ((performance.now() - started) / 1000))} items/s`);
+			const used = process.cpuUsage(cpu);
+			console.log(
+				`${contender} rep ${rep}: ${outcome.succeeded} sent, ${Math.round(2_000 / ((performance.now() - started) / 1000))} items/s, CPU ${((used.user + used.system) / 1000 / 2_000).toFixed(3)} ms/item`,
+			);
 		}
 	} finally {
 		await emulator.stop();
