@@ -186,8 +186,23 @@ const nearValidPhone = fc.oneof(
 	),
 );
 
+/**
+ * The contract's trunk mark right after a real country code, the national number after it
+ * starting with any digit (a 0 there is part of the number: the mark was the trunk 0).
+ */
+const writtenTrunkPhone = fc
+	.tuple(
+		fc.constantFrom(...CALLING_CODES),
+		fc.constantFrom('(0)', '( 0 )', '[0]', '(0) '),
+		// Half of them go on with a 0: where a reader could take the trunk 0 twice.
+		fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 9 })),
+		fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 5, maxLength: 10 }),
+	)
+	.map(([code, mark, first, digits]) => `+${code} ${mark}${first}${digits.join('')}`);
+
 export const phoneInput: fc.Arbitrary<Input> = fc.oneof(
 	{ weight: 4, arbitrary: formattedValidPhone },
+	{ weight: 2, arbitrary: writtenTrunkPhone },
 	{ weight: 3, arbitrary: nearValidPhone },
 	{ weight: 2, arbitrary: anyString },
 	{ weight: 2, arbitrary: wrongType },
