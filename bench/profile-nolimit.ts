@@ -1,4 +1,4 @@
-/* eslint-disable no-console -- not shipped: a profiling aid for the benchmark's no-limit cell */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- not shipped: the benchmark, run by Node outside n8n (README: Lint) */
 /**
  * Runs the no-limit cell's contender (ours, or the HTTP Request node with CONTENDER=http) a few
  * times against the emulator in its own process, for `node --cpu-prof`: where a send's CPU goes.

@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/require-node-api-error -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * ICredentialsHelper as n8n's server implements it (packages/cli/src/credentials-helper.ts), with an
  * in-memory store keyed by credential TYPE instead of the credentials table: a node's

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * What the harness adds of its own, checked on this package: everything else it does (the
  * engine, credentials, editor methods, credential tests) is exercised by the product's tests
