@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-hardcoded-secrets -- not shipped: test code, run by Node outside n8n; plain node:http servers and a test token (README: Lint) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-hardcoded-secrets -- not shipped: test code, run by Node outside n8n; a test token (README: Lint) */
 /**
  * Answers that must not fool, flood or freeze the node (issue 19), each from a plain
  * `node:http` server written the way real servers, proxies and load balancers behave, not from
@@ -7,58 +7,18 @@
  * the key in every form, and a credential test answered 200 with `success: false`. Every case
  * runs the real engine (test/harness).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import type { IDataObject } from 'n8n-workflow';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { runOn } from '../emulator/use';
 import { callCredentialTest } from '../harness';
+import { json, useServers } from './servers';
 
 const TOKEN = 'Hostile-Token-0123456789';
 /** A key that URL-encoding changes. */
 const SPECIAL_KEY = 'Key+With/Special=Chars99';
 
-interface Seen {
-	method: string;
-	path: string;
-	body: string;
-}
-
-/** A server on 127.0.0.1 answering every request with `answer`; what it received is in `seen`. */
-async function serve(answer: (req: IncomingMessage, res: ServerResponse, index: number) => void) {
-	const seen: Seen[] = [];
-	const sockets = new Set<Socket>();
-	const server = createServer((req, res) => {
-		let body = '';
-		req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-		req.on('end', () => {
-			seen.push({ method: req.method ?? '', path: req.url ?? '', body });
-			answer(req, res, seen.length - 1);
-		});
-	});
-	server.on('connection', (socket) => {
-		sockets.add(socket);
-		socket.on('close', () => sockets.delete(socket));
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-	servers.push(async () => {
-		for (const socket of sockets) socket.destroy();
-		await new Promise((resolve) => server.close(resolve));
-	});
-	return { url, seen };
-}
-
-const servers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-	await Promise.all(servers.splice(0).map(async (close) => await close()));
-});
-
-const json = (res: ServerResponse, status: number, body: unknown) => {
-	res.writeHead(status, { 'content-type': 'application/json' });
-	res.end(typeof body === 'string' ? body : JSON.stringify(body));
-};
+const serve = useServers();
 
 const credentialsFor = (url: string, key = TOKEN) => ({
 	messagingBearerApi: { accessToken: key, sendBaseUrl: url, templateSendBaseUrl: url, templatesBaseUrl: url, sandboxBaseUrl: url },

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-hardcoded-secrets -- not shipped: test code, run by Node outside n8n; a plain node:http server and a test token (README: Lint) */
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- not shipped: test code, run by Node outside n8n; a test token (README: Lint) */
 /**
  * Template records no real account has (issue 19): a variable count of 10,000,000, and texts of
  * "[m:" repeated to 72 KB and 144 KB, which a backtracking placeholder pattern took quadratic
@@ -6,14 +6,13 @@
  * lists everything at once and marks the absurd ones, their variable fields say why, and Send
  * Template refuses them naming the template, before any message is sent.
  */
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { parseBody } from '../../nodes/shared/transport/answer';
 import { templateText, variableNames } from '../../nodes/Messaging/templates';
 import { runOn } from '../emulator/use';
 import { callListSearch, callResourceMapper } from '../harness';
+import { json, useServers, type Seen } from './servers';
 
 const TOKEN = 'Templates-Token-0123456789';
 const NORMAL = '11111111-1111-4111-8111-111111111111';
@@ -41,20 +40,15 @@ const TEMPLATES = [
 	record('55555555-5555-4555-8555-555555555555', 'endless_two', 0, '[u:'.repeat(48_000)),
 ];
 
+const serve = useServers({ scope: 'file' });
 let url = '';
-const posts: string[] = [];
-const server = createServer((req, res: ServerResponse) => {
-	if (req.method === 'POST') posts.push(req.url ?? '');
-	res.writeHead(200, { 'content-type': 'application/json' });
-	res.end(req.method === 'GET' ? JSON.stringify(TEMPLATES) : JSON.stringify({ success: true, messaging_response_info: { contacts: [], messages: [] } }));
-});
+let seen: Seen[] = [];
 beforeAll(async () => {
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	({ url, seen } = await serve((req, res) =>
+		json(res, 200, req.method === 'GET' ? TEMPLATES : { success: true, messaging_response_info: { contacts: [], messages: [] } }),
+	));
 });
-afterAll(async () => {
-	await new Promise((resolve) => server.close(resolve));
-});
+const posts = () => seen.filter((request) => request.method === 'POST').map((request) => request.path);
 
 const credentials = () => ({ messagingBearerApi: { accessToken: TOKEN, templatesBaseUrl: url, templateSendBaseUrl: url } });
 const editor = (parameters: Record<string, unknown> = {}) => ({
@@ -93,7 +87,7 @@ describe('absurd template records', () => {
 		});
 		expect(run.error?.message).toMatch(/Template \(template\): Template "(counts_gone_wrong|endless_media)" \(.+\) cannot be used/);
 		expect(run.error?.message.length).toBeLessThan(500);
-		expect(posts).toEqual([]);
+		expect(posts()).toEqual([]);
 	});
 });
 
