@@ -23,9 +23,9 @@ import { sleep } from 'n8n-workflow';
  *    after its answer), as before.
  * 5. A rate refusal pauses the account. With Retry-After, until then, when as many probes go as
  *    the service had accepted (one at a time once a probe after a named time was refused);
- *    without, one probe goes at a time, each when the next round window length (1 s, 5 s, a minute, ...) has passed since
- *    the oldest answer still counted toward the service's window (it admits the next one once
- *    that answer leaves its window). An accepted probe ends the pause and teaches the limit: what
+ *    without, one probe goes at a time, each when the next round window length (1 s, 5 s, a
+ *    minute, ...) has passed since the oldest answer still counted toward the service's window
+ *    (it admits the next one once that answer leaves its window). An accepted probe ends the pause and teaches the limit: what
  *    the service accepted before it refused, per the time from the oldest of those to the probe
  *    (the round length below it, when a whole-second Retry-After made the probe late). A pause
  *    in which a request started after the refused one was accepted teaches nothing: a full
@@ -198,8 +198,9 @@ const KEPT_MS = 3_600_000;
 /**
  * Auto concurrency: one request first (a refused key or an empty balance costs one call); once
  * an answer came back, a round of 32 (Netflix's concurrency-limits start at 20), then growing
- * per answer up to 200, Netflix's cap: rising latency shrinks it long before that against a
- * service that is the bottleneck; below it n8n's own CPU is (64 left it idle between answers).
+ * per answer up to 200 (Netflix's cap). Against a slow service rising latency shrinks it long
+ * before that; against a fast one n8n's own CPU is the bottleneck, and at 64 the node sat idle
+ * between answers.
  */
 export const AUTO_CONCURRENCY = { initial: 1, opened: 32, max: 200 } as const;
 
