@@ -31,7 +31,7 @@ import { sleep } from 'n8n-workflow';
  *    in which a request started after the refused one was accepted teaches nothing: a full
  *    window refuses everything after it, so that refusal was a stray one. From then on the
  *    account never has more than that many in such a window, in every run (a request counted at
- *    the middle of its round trip, where the service most likely counted it); the count creeps up
+ *    its answer: the service counted it before, never after); the count creeps up
  *    by 5% after ten quiet windows (a plan may be raised) and drops to what was accepted at the
  *    next refusal.
  * 6. A pause longer than a run's Max Wait fails that run's waiting requests with
@@ -556,8 +556,10 @@ export class Account {
 			return;
 		}
 		if (outcome.type === 'answered') {
-			// Counted where the service most likely counted it: between the start and the answer.
-			this.accepted.add(startedAt + (end - startedAt) / 2);
+			// Counted at its answer: the service counted it somewhere before, never after. (At the
+			// middle of the round trip, a busy n8n that wrote the request late made the probes early,
+			// each one refused and the next a whole round length later.)
+			this.accepted.add(end);
 			// Only the probe ends the pause; a later-started request accepted meanwhile shows the refusal was a stray one.
 			if (this.pause && probe) this.reopened(startedAt, end);
 			else if (this.pause && seq > this.pause.refusedStart) this.pause.stray = true;
