@@ -187,6 +187,29 @@ describe('order, fairness and stops', () => {
 		await Promise.all(waiting);
 	});
 
+	it('a request of the opening round that hangs holds the next round a second past the first answer, not for its Timeout', async () => {
+		const account = new Account();
+		const run = lane();
+		const tickets: Ticket[] = [];
+		const waiting = Array.from({ length: 60 }, () => account.acquire(run).then((ticket) => tickets.push(ticket)));
+		await vi.advanceTimersByTimeAsync(0);
+		tickets[0].finish({ type: 'answered' });
+		await vi.advanceTimersByTimeAsync(0);
+		expect(tickets).toHaveLength(33);
+		// All but the last of the round come back; that one hangs.
+		for (const ticket of tickets.slice(1, 32)) ticket.finish({ type: 'answered' });
+		await vi.advanceTimersByTimeAsync(999);
+		expect(tickets).toHaveLength(33);
+		await vi.advanceTimersByTimeAsync(1);
+		expect(tickets.length).toBeGreaterThan(33);
+		for (let finished = 32; finished < 60; ) {
+			await vi.runAllTimersAsync();
+			for (; finished < tickets.length; finished++) tickets[finished].finish({ type: 'answered' });
+		}
+		await Promise.all(waiting);
+		expect(account.state.inFlight).toBe(0);
+	});
+
 	it("a run with a number of its own neither joins Auto's rounds nor holds them up", async () => {
 		const account = new Account();
 		const own = lane({ maxConcurrent: 2 });

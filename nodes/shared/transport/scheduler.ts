@@ -15,7 +15,8 @@ import { sleep } from 'n8n-workflow';
  *    execution is not queued behind a bulk run); then first come first served.
  * 3. Concurrency: the number the user set, counted over the run (or every run sharing limits);
  *    otherwise Auto, an AIMD limit over the account: one request, then a round of 32, each round
- *    answered in full before the next starts until one comes back without a rate refusal, then
+ *    answered in full (or for a second since its first answer) before the next starts, until
+ *    one comes back without a rate refusal, then
  *    +1 per answer while the limit is in use and latency holds, x0.9 when latency rises well
  *    above its floor or a request fails; a rate refusal is not congestion (rule 5 paces it).
  * 4. The user's per-second/per-minute limits: starts spaced evenly from the run's start and
@@ -215,6 +216,21 @@ const ROUND_WINDOWS_MS = [
 	90, 120, 180, 240, 300, 360, 450, 600, 900, 1200, 1800, 2400, 2700, 3600,
 ].map((seconds) => seconds * 1_000);
 
+/** Auto's opening rounds wait this long past a round's first answer for the rest of it. */
+const ROUND_STRAGGLERS_MS = 1_000;
+
+/** One of Auto's opening rounds: how many it may start, and what came back. */
+interface Round {
+	id: number;
+	size: number;
+	started: number;
+	answered: number;
+	refused: boolean;
+	firstAnswerAt?: number;
+}
+
+const newRound = (id: number): Round => ({ id, size: 0, started: 0, answered: 0, refused: false });
+
 /** Probes of one pause are at least this far apart. */
 const PROBE_MIN_GAP_MS = 250;
 
@@ -277,12 +293,13 @@ export class Account {
 	autoConcurrency: number = AUTO_CONCURRENCY.initial;
 	/**
 	 * Auto opens in rounds: until a whole round of `opened` requests came back without a rate
-	 * refusal, the next round starts only once the last one is answered. Answers arrive in the
-	 * order the service took them, the accepted ones first: sending on at each of those would put
-	 * a second burst on the wire before the refusals behind them are read.
+	 * refusal, the next round starts only once the last one is answered, or a second after its
+	 * first answer (a request that hangs must not hold every other for its Timeout). Answers
+	 * arrive in the order the service took them, the accepted ones first: sending on at each of
+	 * those would put a second burst on the wire before the refusals behind them are read.
 	 */
 	private opening = true;
-	private round = { id: 0, size: 0, started: 0, answered: 0, refused: false };
+	private round: Round = newRound(0);
 	/** Latency floor (ms) and a short average, for Auto. */
 	private latencyFloor = Infinity;
 	private latencyRecent = 0;
@@ -435,8 +452,11 @@ export class Account {
 		const own = this.countsOf(lane);
 		if (limits.maxConcurrent !== undefined) {
 			if (own.inFlight >= limits.maxConcurrent) return undefined;
-		} else if (this.counts.inFlight >= this.autoConcurrency || (this.opening && this.round.started > 0 && this.round.started >= this.round.size)) {
+		} else if (this.counts.inFlight >= this.autoConcurrency) {
 			return undefined;
+		} else if (this.opening && this.roundIsOut()) {
+			if (this.round.firstAnswerAt === undefined) return undefined;
+			at = Math.max(at, this.round.firstAnswerAt + ROUND_STRAGGLERS_MS);
 		}
 
 		// The user's per-second and per-minute limits: even spacing from the run's start, and the windows.
@@ -512,6 +532,8 @@ export class Account {
 		this.counts.inFlight++;
 		// Rounds are Auto's: a run with a number of its own neither joins them nor waits for them.
 		// A round's size is fixed when it begins: Auto grows with each answer, the round does not.
+		// A start past the round's stragglers begins the next round; their answers count for nothing.
+		if (lane.limits.maxConcurrent === undefined && this.opening && this.roundIsOut()) this.round = newRound(this.round.id + 1);
 		const round = lane.limits.maxConcurrent === undefined ? this.round.id : undefined;
 		if (round !== undefined && this.round.started++ === 0) this.round.size = this.autoConcurrency;
 		let finished = false;
@@ -528,20 +550,26 @@ export class Account {
 					this.counts.answers.add(end);
 				}
 				this.learn(outcome, now, seq, end, probeOf);
-				if (round === this.round.id) this.roundAnswered(outcome);
+				if (round === this.round.id) this.roundAnswered(outcome, end);
 				this.poke();
 			},
 		};
 	}
 
 	/** One more answer of the round; once all are in, the next round may start, and a full round without a rate refusal ends the opening. */
-	private roundAnswered(outcome: Outcome): void {
+	private roundAnswered(outcome: Outcome, now: number): void {
 		const round = this.round;
 		round.answered++;
+		round.firstAnswerAt ??= now;
 		if (outcome.type === 'refused') round.refused = true;
 		if (round.answered < round.started) return;
 		if (round.started >= AUTO_CONCURRENCY.opened && !round.refused) this.opening = false;
-		this.round = { id: round.id + 1, size: 0, started: 0, answered: 0, refused: false };
+		this.round = newRound(round.id + 1);
+	}
+
+	/** Every request of the round has started: the next waits for its answers. */
+	private roundIsOut(): boolean {
+		return this.round.started > 0 && this.round.started >= this.round.size;
 	}
 
 	/** What an answer teaches: latency and concurrency, and the account's rate limit. */
