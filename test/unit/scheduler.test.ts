@@ -403,6 +403,40 @@ describe('an account limit found from refusals', () => {
 		expect(account.state.learned).toBeUndefined();
 	});
 
+	it.each([
+		{ wayThereMs: 0, wayBackMs: 50 },
+		{ wayThereMs: 25, wayBackMs: 25 },
+		{ wayThereMs: 50, wayBackMs: 0 },
+	])(
+		'a learned limit lets the next window start half the fastest round trip before a window has passed since the answers; a service counting arrivals refuses none (way there $wayThereMs ms, back $wayBackMs ms)',
+		async ({ wayThereMs, wayBackMs }) => {
+			const account = new Account();
+			account.learned = { count: 5, windowMs: 1_000, since: Date.now() };
+			const run = lane({ maxConcurrent: 10 });
+			const arrivals: number[] = [];
+			const starts: number[] = [];
+			let refused = 0;
+			const sendOne = async () => {
+				const ticket = await account.acquire(run);
+				starts.push(Date.now());
+				await new Promise((resolve) => setTimeout(resolve, wayThereMs));
+				const at = Date.now();
+				const accepted = arrivals.filter((time) => time > at - 1_000).length < 5;
+				if (accepted) arrivals.push(at);
+				else refused++;
+				await new Promise((resolve) => setTimeout(resolve, wayBackMs));
+				ticket.finish(accepted ? { type: 'answered' } : { type: 'refused' });
+			};
+			const t0 = Date.now();
+			const all = Promise.all(Array.from({ length: 15 }, sendOne));
+			await vi.runAllTimersAsync();
+			await all;
+			expect(refused).toBe(0);
+			// Answered at t0 + 50, the fastest round trip 50 ms: the next five go 25 ms before t0 + 50 + 1,000.
+			expect(starts.map((start) => start - t0)).toEqual([0, 0, 0, 0, 0, 1_025, 1_025, 1_025, 1_025, 1_025, 2_050, 2_050, 2_050, 2_050, 2_050]);
+		},
+	);
+
 	it('a limit that does not reopen within Max Wait ends the waits with LimitNotReopenedError, after a last probe at Max Wait', async () => {
 		const account = new Account();
 		const svc = service(5, 3_600_000, 20);

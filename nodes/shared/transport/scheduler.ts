@@ -31,8 +31,10 @@ import { sleep } from 'n8n-workflow';
  *    (the round length below it, when a whole-second Retry-After made the probe late). A pause
  *    in which a request started after the refused one was accepted teaches nothing: a full
  *    window refuses everything after it, so that refusal was a stray one. From then on the
- *    account never has more than that many in such a window, in every run (a request counted at
- *    its answer: the service counted it before, never after); the count creeps up
+ *    account never has more than that many in such a window, in every run (a request counted
+ *    half the fastest round trip before its answer: the service counted it earlier, by at least
+ *    the way back of the answer, and the next request still has its way there to go; together
+ *    those take about a whole round trip); the count creeps up
  *    by 5% after ten quiet windows (a plan may be raised) and drops to what was accepted at the
  *    next refusal.
  * 6. A pause longer than a run's Max Wait fails that run's waiting requests with
@@ -304,6 +306,8 @@ export class Account {
 	private latencyFloor = Infinity;
 	private latencyRecent = 0;
 	private latencySamples = 0;
+	/** The fastest round trip seen (never forgotten: a stale one only errs on the safe side). */
+	private fastestRoundTrip = Infinity;
 	learned?: LearnedLimit;
 	pause?: Pause;
 	/** Places given in line so far. */
@@ -471,7 +475,7 @@ export class Account {
 		if (this.learned && !this.pause) {
 			const free = this.blockingAnswer(this.accepted, this.counts.inFlight, this.learned.count, this.learned.windowMs, now);
 			if (free === null) return undefined;
-			if (free !== undefined) at = Math.max(at, free + this.learned.windowMs);
+			if (free !== undefined) at = Math.max(at, free + this.learned.windowMs - this.answerLead());
 		}
 		return at;
 	}
@@ -676,10 +680,20 @@ export class Account {
 		learned.since = now;
 	}
 
+	/**
+	 * How long before its answer an accepted request is counted for the learned limit (rule 5):
+	 * half the fastest round trip, never half of any one request's (a request a busy n8n wrote
+	 * late has a long round trip but arrived near its end).
+	 */
+	private answerLead(): number {
+		return Number.isFinite(this.fastestRoundTrip) ? this.fastestRoundTrip / 2 : 0;
+	}
+
 	/** AIMD with a latency check (Netflix's AIMDLimit and Gradient limit, simplified). */
 	private adaptConcurrency(latencyMs: number): void {
 		this.latencySamples++;
 		this.latencyFloor = Math.min(this.latencyFloor, latencyMs);
+		this.fastestRoundTrip = Math.min(this.fastestRoundTrip, latencyMs);
 		this.latencyRecent = this.latencySamples === 1 ? latencyMs : this.latencyRecent * 0.8 + latencyMs * 0.2;
 		// The floor forgets slowly, so that a slower service is not taken for congestion for ever.
 		if (this.latencySamples % 256 === 0) this.latencyFloor = this.latencyRecent;
