@@ -120,7 +120,8 @@ async function main(): Promise<void> {
 				ours,
 				httpRequestDefaults: httpDefaults,
 				httpRequestTuned: httpTuned,
-				oursVsTunedHttpRequest: round(ours.deliveredPerSec / httpTuned.deliveredPerSec),
+				// Three decimals: a goal such as 0.95 is not met by rounding 0.946.
+				oursVsTunedHttpRequest: round(ours.deliveredPerSec / httpTuned.deliveredPerSec, 3),
 			};
 		}
 
@@ -143,7 +144,7 @@ async function main(): Promise<void> {
 			latencyMs: 20,
 			oursItemsPerSec: round(median(throughput.ours), 0),
 			httpRequestDefaultsItemsPerSec: round(median(throughput.http), 0),
-			oursVsHttpRequestDefaults: round(median(throughput.ours) / median(throughput.http)),
+			oursVsHttpRequestDefaults: round(median(throughput.ours) / median(throughput.http), 3),
 		};
 		log(`defaultsNoLimit: ${JSON.stringify(defaultsNoLimit)}`);
 
