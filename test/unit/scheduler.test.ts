@@ -45,6 +45,26 @@ function maxCounted(sent: Sent[], countedMs: number): number {
 	return Math.max(...sent.map(({ start }) => sent.filter((other) => other.start <= start && other.answer + countedMs > start).length));
 }
 
+/** Answers every ticket from `from` on, as the account grants them, until `total` have been answered. */
+async function answerUntil(tickets: Ticket[], from: number, total: number): Promise<void> {
+	for (let finished = from; finished < total; ) {
+		await vi.runAllTimersAsync();
+		for (; finished < tickets.length; finished++) tickets[finished].finish({ type: 'answered' });
+	}
+}
+
+/** An Auto account with `n` requests of one run waiting and its first request answered: the opening round is out. */
+async function withOpeningRoundOut(n: number) {
+	const account = new Account();
+	const run = lane();
+	const tickets: Ticket[] = [];
+	const waiting = Array.from({ length: n }, () => account.acquire(run).then((ticket) => tickets.push(ticket)));
+	await vi.advanceTimersByTimeAsync(0);
+	tickets[0].finish({ type: 'answered' });
+	await vi.advanceTimersByTimeAsync(0);
+	return { account, tickets, waiting };
+}
+
 beforeEach(() => vi.useFakeTimers({ now: 1_000_000 }));
 afterEach(() => vi.useRealTimers());
 
@@ -154,21 +174,12 @@ describe('order, fairness and stops', () => {
 		expect(account.state.autoConcurrency).toBe(before);
 		tickets[35].finish({ type: 'failed' });
 		expect(account.state.autoConcurrency).toBe(Math.floor(before * 0.9));
-		for (let finished = 36; finished < 100; ) {
-			await vi.runAllTimersAsync();
-			for (; finished < tickets.length; finished++) tickets[finished].finish({ type: 'answered' });
-		}
+		await answerUntil(tickets, 36, 100);
 		await Promise.all(waiting);
 	});
 
 	it('a round with a rate refusal keeps Auto in rounds: the refused request goes again only with the next round', async () => {
-		const account = new Account();
-		const run = lane();
-		const tickets: Ticket[] = [];
-		const waiting = Array.from({ length: 40 }, () => account.acquire(run).then((ticket) => tickets.push(ticket)));
-		await vi.advanceTimersByTimeAsync(0);
-		tickets[0].finish({ type: 'answered' });
-		await vi.advanceTimersByTimeAsync(0);
+		const { account, tickets, waiting } = await withOpeningRoundOut(40);
 		expect(account.state.inFlight).toBe(32);
 		// The service took 20, then refused the rest: the accepted answers come back first, and start nothing.
 		for (const ticket of tickets.slice(1, 21)) ticket.finish({ type: 'answered' });
@@ -180,21 +191,12 @@ describe('order, fairness and stops', () => {
 		// At the time the service named, what it had accepted may go at once: the seven left.
 		await vi.advanceTimersByTimeAsync(1);
 		expect(tickets).toHaveLength(40);
-		for (let finished = 33; finished < 40; ) {
-			await vi.runAllTimersAsync();
-			for (; finished < tickets.length; finished++) tickets[finished].finish({ type: 'answered' });
-		}
+		await answerUntil(tickets, 33, 40);
 		await Promise.all(waiting);
 	});
 
 	it('a request of the opening round that hangs holds the next round a second past the first answer, not for its Timeout', async () => {
-		const account = new Account();
-		const run = lane();
-		const tickets: Ticket[] = [];
-		const waiting = Array.from({ length: 60 }, () => account.acquire(run).then((ticket) => tickets.push(ticket)));
-		await vi.advanceTimersByTimeAsync(0);
-		tickets[0].finish({ type: 'answered' });
-		await vi.advanceTimersByTimeAsync(0);
+		const { account, tickets, waiting } = await withOpeningRoundOut(60);
 		expect(tickets).toHaveLength(33);
 		// All but the last of the round come back; that one hangs.
 		for (const ticket of tickets.slice(1, 32)) ticket.finish({ type: 'answered' });
@@ -202,10 +204,7 @@ describe('order, fairness and stops', () => {
 		expect(tickets).toHaveLength(33);
 		await vi.advanceTimersByTimeAsync(1);
 		expect(tickets.length).toBeGreaterThan(33);
-		for (let finished = 32; finished < 60; ) {
-			await vi.runAllTimersAsync();
-			for (; finished < tickets.length; finished++) tickets[finished].finish({ type: 'answered' });
-		}
+		await answerUntil(tickets, 32, 60);
 		await Promise.all(waiting);
 		expect(account.state.inFlight).toBe(0);
 	});
@@ -230,10 +229,7 @@ describe('order, fairness and stops', () => {
 		await vi.advanceTimersByTimeAsync(0);
 		expect(autoTickets).toHaveLength(40);
 		for (const ticket of autoTickets.slice(30)) ticket.finish({ type: 'answered' });
-		for (let finished = 1; finished < 8; ) {
-			await vi.runAllTimersAsync();
-			for (; finished < ownTickets.length; finished++) ownTickets[finished].finish({ type: 'answered' });
-		}
+		await answerUntil(ownTickets, 1, 8);
 		await Promise.all([...ownWaiting, ...autoWaiting]);
 	});
 
@@ -295,13 +291,13 @@ describe('order, fairness and stops', () => {
 describe('an account limit found from refusals', () => {
 	/**
 	 * A service with a sliding window of `limit` per `windowMs` over arrival times; requests are
-	 * answered `latencyMs` after they start and arrive at once, but the first, with
-	 * `arriveAfterMs`, that late (a cold connection: name lookup, TCP and TLS before its bytes);
-	 * refusals say `retryAfter` (or nothing).
+	 * answered `latencyMs` after they start and arrive `wayThereMs` after it, the first
+	 * `firstLateMs` later still (a cold connection: name lookup, TCP and TLS before its bytes);
+	 * refusals say `retryAfter` (or nothing). The log holds each try's start and arrival.
 	 */
-	function service(limit: number, windowMs: number, latencyMs: number, retryAfter = false, arriveAfterMs = 0) {
+	function service(limit: number, windowMs: number, latencyMs: number, { retryAfter = false, firstLateMs = 0, wayThereMs = 0 } = {}) {
 		const admitted: number[] = [];
-		const log: Array<{ at: number; accepted: boolean }> = [];
+		const log: Array<{ start: number; at: number; accepted: boolean }> = [];
 		let seen = 0;
 		return {
 			log,
@@ -309,14 +305,15 @@ describe('an account limit found from refusals', () => {
 				for (let place: number | undefined; ; ) {
 					const ticket = await account.acquire(run, { place });
 					place = ticket.place;
-					const late = seen++ === 0 ? arriveAfterMs : 0;
-					if (late > 0) await new Promise((resolve) => setTimeout(resolve, late));
+					const start = Date.now();
+					const wayThere = wayThereMs + (seen++ === 0 ? firstLateMs : 0);
+					if (wayThere > 0) await new Promise((resolve) => setTimeout(resolve, wayThere));
 					const at = Date.now();
 					const inWindow = admitted.filter((time) => time > at - windowMs);
 					const accepted = inWindow.length < limit;
 					if (accepted) admitted.push(at);
-					log.push({ at, accepted });
-					await new Promise((resolve) => setTimeout(resolve, latencyMs - late));
+					log.push({ start, at, accepted });
+					await new Promise((resolve) => setTimeout(resolve, latencyMs - wayThere));
 					const outcome: Outcome = accepted
 						? { type: 'answered' }
 						: { type: 'refused', retryAfterMs: retryAfter ? Math.ceil((inWindow[0] + windowMs - Date.now()) / 1000) * 1000 : undefined };
@@ -346,7 +343,7 @@ describe('an account limit found from refusals', () => {
 	])('$limit per $windowMs ms (Retry-After: $retryAfter, the first request $arriveAfterMs ms late): 3x the limit within 1.2x the ideal, the window learned, none refused in a later run', async ({ limit, windowMs, retryAfter, probes, arriveAfterMs }) => {
 		const latencyMs = 50;
 		const account = new Account();
-		const svc = service(limit, windowMs, latencyMs, retryAfter, arriveAfterMs);
+		const svc = service(limit, windowMs, latencyMs, { retryAfter, firstLateMs: arriveAfterMs });
 		const elapsed = await sendAll(account, svc, 3 * limit);
 		expect(svc.log.filter(({ accepted }) => accepted)).toHaveLength(3 * limit);
 		expect(elapsed).toBeLessThanOrEqual(1.2 * (2 * windowMs + 3 * latencyMs));
@@ -403,37 +400,17 @@ describe('an account limit found from refusals', () => {
 		expect(account.state.learned).toBeUndefined();
 	});
 
-	it.each([
-		{ wayThereMs: 0, wayBackMs: 50 },
-		{ wayThereMs: 25, wayBackMs: 25 },
-		{ wayThereMs: 50, wayBackMs: 0 },
-	])(
-		'a learned limit lets the next window start half the fastest round trip before a window has passed since the answers; a service counting arrivals refuses none (way there $wayThereMs ms, back $wayBackMs ms)',
-		async ({ wayThereMs, wayBackMs }) => {
+	it.each([{ wayThereMs: 0 }, { wayThereMs: 25 }, { wayThereMs: 50 }])(
+		'a learned limit lets the next window start half the fastest round trip before a window has passed since the answers; a service counting arrivals refuses none (way there $wayThereMs ms of a 50 ms round trip)',
+		async ({ wayThereMs }) => {
 			const account = new Account();
 			account.learned = { count: 5, windowMs: 1_000, since: Date.now() };
-			const run = lane({ maxConcurrent: 10 });
-			const arrivals: number[] = [];
-			const starts: number[] = [];
-			let refused = 0;
-			const sendOne = async () => {
-				const ticket = await account.acquire(run);
-				starts.push(Date.now());
-				await new Promise((resolve) => setTimeout(resolve, wayThereMs));
-				const at = Date.now();
-				const accepted = arrivals.filter((time) => time > at - 1_000).length < 5;
-				if (accepted) arrivals.push(at);
-				else refused++;
-				await new Promise((resolve) => setTimeout(resolve, wayBackMs));
-				ticket.finish(accepted ? { type: 'answered' } : { type: 'refused' });
-			};
+			const svc = service(5, 1_000, 50, { wayThereMs });
 			const t0 = Date.now();
-			const all = Promise.all(Array.from({ length: 15 }, sendOne));
-			await vi.runAllTimersAsync();
-			await all;
-			expect(refused).toBe(0);
+			await sendAll(account, svc, 15, { maxConcurrent: 10 });
+			expect(svc.log.filter(({ accepted }) => !accepted)).toEqual([]);
 			// Answered at t0 + 50, the fastest round trip 50 ms: the next five go 25 ms before t0 + 50 + 1,000.
-			expect(starts.map((start) => start - t0)).toEqual([0, 0, 0, 0, 0, 1_025, 1_025, 1_025, 1_025, 1_025, 2_050, 2_050, 2_050, 2_050, 2_050]);
+			expect(svc.log.map(({ start }) => start - t0)).toEqual([0, 0, 0, 0, 0, 1_025, 1_025, 1_025, 1_025, 1_025, 2_050, 2_050, 2_050, 2_050, 2_050]);
 		},
 	);
 
@@ -474,10 +451,7 @@ describe('an account limit found from refusals', () => {
 		await vi.advanceTimersByTimeAsync(1);
 		expect(tickets).toHaveLength(14);
 		expect(account.state.pause).toMatchObject({ batch: 1, refusedProbes: 5 });
-		for (let finished = 13; finished < 16; ) {
-			await vi.runAllTimersAsync();
-			for (; finished < tickets.length; finished++) tickets[finished].finish({ type: 'answered' });
-		}
+		await answerUntil(tickets, 13, 16);
 		await Promise.all(waiting);
 	});
 
