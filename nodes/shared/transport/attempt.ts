@@ -8,7 +8,8 @@ import type {
 } from 'n8n-workflow';
 
 import { FAILURE_KINDS, classifyFailure, readFailure, readFailureOfSuccess, serviceError } from '../errors';
-import { deadline, discard, LIST_ANSWER_MAX_BYTES, parseBody, readBody, SEND_ANSWER_MAX_BYTES, UnreadableBody, untilAborted } from './answer';
+import { discard, LIST_ANSWER_MAX_BYTES, parseBody, readBody, SEND_ANSWER_MAX_BYTES, UnreadableBody, untilAborted } from './answer';
+import type { Deadlines } from './answer';
 import { SERVICE_APIS } from './apis';
 import type { ServiceRequest } from './apis';
 import type { RequestPolicy } from './options';
@@ -22,20 +23,22 @@ type RequestContext = IExecuteFunctions | ILoadOptionsFunctions;
 
 /**
  * One try: the answer judged, or the error in its place. Never throws. The body is read here
- * (see answer.ts): one deadline of Timeout over headers and body, a cap on its size, and
- * `abortSignal` (the run's) ends the wait at once.
+ * (see answer.ts): one deadline of Timeout over headers and body, a cap on its size, and the
+ * run's abandoning its requests ends the wait at once. The request itself gets no signal of
+ * ours: in an execution n8n's helper puts the execution's cancel signal on it (a cancel closes
+ * the connection), and the request's own Timeout closes one that never answered.
  */
 export async function attemptOnce(
 	attempt: Attempt,
 	options: IHttpRequestOptions,
 	credentials: ICredentialDataDecryptedObject,
-	abortSignal: AbortSignal | undefined,
+	deadlines: Deadlines,
 ): Promise<Verdict> {
 	const { context, request } = attempt;
 	const credentialType = SERVICE_APIS[request.api].credentialType;
 	// A send's answer is small, but may echo what was sent (a plant's name): room for that twice.
 	const maxBytes = request.method === 'GET' ? LIST_ANSWER_MAX_BYTES : SEND_ANSWER_MAX_BYTES + 2 * JSON.stringify(request.body ?? '').length;
-	const timer = deadline(attempt.policy.timeoutMs, abortSignal);
+	const timer = deadlines.start(attempt.policy.timeoutMs);
 	const ends = timer.signal;
 	let response: IN8nHttpFullResponse | undefined;
 	let thrown: unknown;
@@ -59,7 +62,7 @@ export async function attemptOnce(
 	} finally {
 		timer.clear();
 	}
-	if (abortSignal?.aborted) return { type: 'failed', error: abandonedError(attempt, abortSignal.reason), haltsRun: false };
+	if (deadlines.signal.aborted) return { type: 'failed', error: abandonedError(attempt, deadlines.signal.reason), haltsRun: false };
 	// The whole answer did not come within Timeout: as a timeout, the service may have acted on it.
 	if (timer.expired && !response) thrown = { code: 'ETIMEDOUT', message: `timeout of ${attempt.policy.timeoutMs}ms exceeded` };
 	try {

@@ -1,6 +1,7 @@
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { ICredentialDataDecryptedObject, IExecuteFunctions, IHttpRequestMethods, IHttpRequestOptions, ILoadOptionsFunctions } from 'n8n-workflow';
 
+import { Deadlines } from './answer';
 import { SERVICE_APIS } from './apis';
 import type { ServiceApi, ServiceRequest } from './apis';
 import { attemptOnce, haltedError, hostOf, limitNotReopenedError } from './attempt';
@@ -55,8 +56,8 @@ export interface Run {
 	continueOnFail: boolean;
 	/** Aborted when the run stops (a failure without Continue On Fail) or the execution is cancelled: every wait ends at once. */
 	signal: AbortSignal;
-	/** Aborted STOP_GRACE_MS after the run stops, or at once on cancel: requests still under way are abandoned. */
-	requestSignal: AbortSignal;
+	/** Every request's deadline: its Timeout, or STOP_GRACE_MS after the run stops (at once on cancel), when requests still under way are abandoned. */
+	deadlines: Deadlines;
 	/** Aborted when a failure no later item can get past came in (credits, auth, ...): their waits end. */
 	haltSignal: AbortSignal;
 	/** When the node started, before it checked its items: pacing counts from here. */
@@ -98,7 +99,7 @@ function newRun(context: RequestContext, policy: RequestPolicy, continueOnFail: 
 		continueOnFail,
 		startedAt: Date.now(),
 		signal: stop.signal,
-		requestSignal: abandon.signal,
+		deadlines: new Deadlines(abandon.signal),
 		haltSignal: halt.signal,
 		targets: new Map(),
 		once: <T>(key: string, compute: () => Promise<T>) => {
@@ -234,7 +235,6 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 		// A redirect would carry the key and the message to whatever host it names.
 		disableFollowRedirect: true,
 		sendCredentialsOnCrossOriginRedirect: false,
-		abortSignal: run.requestSignal,
 	};
 	let place: number | undefined;
 	for (let attemptNumber = 1; ; attemptNumber++) {
@@ -243,7 +243,7 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 		let verdict: Verdict | undefined;
 		let next: Next;
 		try {
-			verdict = await attemptOnce(attempt, options, credentials, run.requestSignal);
+			verdict = await attemptOnce(attempt, options, credentials, run.deadlines);
 			// Decided before the ticket is finished: a failure stops the run before the next waiting
 			// request can be let through in its place.
 			next = nextStep(run, attempt, verdict, attemptNumber);
