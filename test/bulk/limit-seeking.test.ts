@@ -92,6 +92,18 @@ describe('a limit that cannot be waited out', () => {
 		expect(emulator.deliveries).toHaveLength(LIMIT);
 	}, 30_000);
 
+	it('a run that gave up leaves nothing behind: once the limit is gone, the next execution of the credential sends', async () => {
+		emulator.setFaults({ latencyMs: LATENCY_MS, rateLimit: { limit: 2, windowMs: 3_600_000, answer: 'reason' } });
+		const first = await execution(bulkItems(4), 'seek-gave-up', { maxWaitSeconds: 1 });
+		expect(first.error?.message).toMatch(/did not reopen within Max Wait \(1 s\)/);
+		// The plan was raised (or the hour passed): the service takes everything now.
+		emulator.setFaults({ rateLimit: null });
+		const before = sendRequests(emulator).length;
+		const later = await execution(bulkItems(6).slice(4), 'seek-gave-up', { maxWaitSeconds: 1 });
+		expect(later.error).toBeUndefined();
+		expect(sendRequests(emulator).slice(before).map((request) => request.outcome)).toEqual(['delivered', 'delivered']);
+	}, 30_000);
+
 	it('with Continue On Fail, every item past the limit says so, and none waits longer than Max Wait', async () => {
 		emulator.setFaults({ latencyMs: LATENCY_MS, rateLimit: { limit: 2, windowMs: 3_600_000, answer: 'reason' } });
 		const started = performance.now();

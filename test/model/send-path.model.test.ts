@@ -7,7 +7,8 @@
  * refused connections, timeouts, item and account failures) and when. After every schedule:
  *
  * - every execution ended (nothing waits for ever);
- * - a later execution of the same credential sends all its items (no place was left taken);
+ * - a later execution of the same credential sends all its items (no place was left taken, no
+ *   pause left standing);
  * - the account holds no place and no waiter;
  * - nothing of an execution started after it was cancelled, or after the answer that stopped it;
  * - no item was delivered twice, and an item reported sent was delivered once;
@@ -292,9 +293,12 @@ async function check(executions: Execution[], schedule: Answer[]): Promise<void>
 		}
 	}
 
-	// A later execution of the credential, against a service that now accepts everything.
+	// A later execution of the credential, two hours on (an hourly limit has passed), against a
+	// service that now accepts everything, with the shortest Max Wait: nothing an earlier run left
+	// behind may hold it back.
 	service.acceptEverything();
-	const later = router.call(context(service, 9, { items: 3, recipients: [0, 1, 2], continueOnFail: false, maxWaitSeconds: 60 }, credentialId, new AbortController().signal), resources);
+	vi.setSystemTime(Date.now() + 7_200_000);
+	const later = router.call(context(service, 9, { items: 3, recipients: [0, 1, 2], continueOnFail: false, maxWaitSeconds: 1 }, credentialId, new AbortController().signal), resources);
 	const [laterOutcome] = await settle([later.then((output) => output, (error: unknown) => error)], LIMIT_MS);
 	expect(laterOutcome, 'a later execution proceeds').toBeDefined();
 	expect(laterOutcome).not.toBeInstanceOf(Error);

@@ -455,6 +455,82 @@ describe('an account limit found from refusals', () => {
 		await Promise.all(waiting);
 	});
 
+	it('a run that gave up at Max Wait leaves no pause behind: once the limit is gone, a later run sends (it probes, it does not fail without a request)', async () => {
+		const account = new Account();
+		const svc = service(2, 3_600_000, 20);
+		const first = lane({ maxWaitMs: 1_000 });
+		const results = Array.from({ length: 4 }, async () => await svc.send(account, first).then(() => 'sent', (error: unknown) => error));
+		await vi.runAllTimersAsync();
+		const outcomes = await Promise.all(results);
+		expect(outcomes.filter((outcome) => outcome === 'sent')).toHaveLength(2);
+		expect(outcomes.filter((outcome) => outcome instanceof LimitNotReopenedError)).toHaveLength(2);
+		expect(account.state.pause).toBeUndefined();
+		// Two hours on, the hour has passed: a later run with the same Max Wait is let through.
+		vi.setSystemTime(Date.now() + 7_200_000);
+		const later = lane({ maxWaitMs: 1_000 });
+		const tries = svc.log.length;
+		const sending = svc.send(account, later).then(() => 'sent', (error: unknown) => error);
+		await vi.runAllTimersAsync();
+		expect(await sending).toBe('sent');
+		expect(svc.log.length - tries).toBe(1);
+	});
+
+	it('a Retry-After that reached past Max Wait holds a later run only for what is left of it', async () => {
+		const account = new Account();
+		const first = lane({ maxWaitMs: 2_000 });
+		const ticket = await account.acquire(first);
+		const waiting = account.acquire(first);
+		ticket.finish({ type: 'refused', retryAfterMs: 30_000 });
+		await expect(waiting).rejects.toBeInstanceOf(LimitNotReopenedError);
+		// 29 s later one second is left of the 30 the service named: within a later run's Max Wait of 2 s.
+		await vi.advanceTimersByTimeAsync(29_000);
+		let granted = false;
+		const later = account.acquire(lane({ maxWaitMs: 2_000 })).then((next) => {
+			granted = true;
+			return next;
+		});
+		await vi.advanceTimersByTimeAsync(999);
+		expect(granted).toBe(false);
+		await vi.advanceTimersByTimeAsync(1);
+		expect(granted).toBe(true);
+		(await later).finish({ type: 'answered' });
+	});
+
+	it("a pause ends once nothing waits on it (a stopped run's refused probe); a refused request that goes again at once keeps it", async () => {
+		const account = new Account();
+		const stop = new AbortController();
+		const stopping = lane({}, { signal: stop.signal });
+		const first = await account.acquire(stopping);
+		first.finish({ type: 'answered' });
+		const refusedTicket = await account.acquire(stopping);
+		refusedTicket.finish({ type: 'refused' });
+		// The refused request goes again as the pause's probe; its run stops while it is under way.
+		const probe = account.acquire(stopping, { place: refusedTicket.place });
+		await vi.runOnlyPendingTimersAsync();
+		const probeTicket = await probe;
+		expect(account.state.pause).toMatchObject({ probing: 1 });
+		stop.abort(new Error('stopped'));
+		await vi.advanceTimersByTimeAsync(0);
+		expect(account.state.pause, 'the probe is still under way').toBeDefined();
+		probeTicket.finish({ type: 'refused' });
+		await vi.advanceTimersByTimeAsync(0);
+		expect(account.state.pause).toBeUndefined();
+
+		// A run that goes on: its refused probe is back in line in the same turn, as the transport does it.
+		const going = lane();
+		const refusedAgain = await account.acquire(going);
+		refusedAgain.finish({ type: 'refused' });
+		let probeAgain = account.acquire(going, { place: refusedAgain.place });
+		await vi.runOnlyPendingTimersAsync();
+		const secondProbe = await probeAgain;
+		secondProbe.finish({ type: 'refused' });
+		probeAgain = account.acquire(going, { place: secondProbe.place });
+		await vi.advanceTimersByTimeAsync(0);
+		expect(account.state.pause).toMatchObject({ probing: 0, refusedProbes: 1 });
+		await vi.runOnlyPendingTimersAsync();
+		(await probeAgain).finish({ type: 'answered' });
+	});
+
 	it('a Retry-After longer than Max Wait ends the waits at once', async () => {
 		const account = new Account();
 		const run = lane({ maxWaitMs: 2_000 });

@@ -38,8 +38,14 @@ import { sleep } from 'n8n-workflow';
  *    by 5% after ten quiet windows (a plan may be raised) and drops to what was accepted at the
  *    next refusal.
  * 6. A pause longer than a run's Max Wait fails that run's waiting requests with
- *    LimitNotReopenedError (a last probe goes at Max Wait); an aborted run signal takes its
- *    waiters out at once.
+ *    LimitNotReopenedError (a last probe goes at Max Wait), and so does a Retry-After reaching
+ *    further than Max Wait; an aborted run signal takes its waiters out at once.
+ * 7. A pause lasts only while something waits on it: once no request is in line and no probe
+ *    is under way (the runs stopped, were cancelled, gave up at Max Wait, or their last items
+ *    failed), it ends. What it knew belongs to its probe schedule, and a pause nobody probes goes
+ *    stale: a later run would fail at once without a request, or learn an hour for a minute from
+ *    a probe that went late. A Retry-After still holds until its time; the next refusal begins
+ *    a new pause.
  */
 
 /** The limits the user set on the node for one run. */
@@ -273,8 +279,6 @@ interface Pause {
 	 * refuses everything after it), so this pause teaches no limit. Its Retry-After still holds.
 	 */
 	stray: boolean;
-	/** The longest wait a Retry-After of this pause asked for. */
-	askedMs?: number;
 }
 
 interface Waiter {
@@ -385,6 +389,7 @@ export class Account {
 	private async pump(): Promise<void> {
 		try {
 			for (;;) {
+				this.endPauseIfDeserted();
 				const now = this.clock.now();
 				let soonest = Infinity;
 				let granted = false;
@@ -439,11 +444,13 @@ export class Account {
 		const { lane } = waiter;
 		const { limits } = lane;
 		let at = now;
+		// Measured from now, not from when it was said: a later run waits only for what is left of it.
+		const asked = this.pausedUntil - now;
+		if (asked > limits.maxWaitMs) {
+			return new LimitNotReopenedError(this.pause ? now - this.pause.since : 0, this.pause?.accepted ?? 0, limits.maxWaitMs, asked);
+		}
 		if (this.pause) {
 			const { pause } = this;
-			if (pause.askedMs !== undefined && pause.askedMs > limits.maxWaitMs) {
-				return new LimitNotReopenedError(now - pause.since, pause.accepted, limits.maxWaitMs, pause.askedMs);
-			}
 			if (pause.probing >= pause.batch) return undefined;
 			// The last probes go at Max Wait; once they are refused, the wait is over.
 			const deadline = pause.since + limits.maxWaitMs;
@@ -632,7 +639,6 @@ export class Account {
 	private askedToWait(now: number, retryAfterMs: number): void {
 		const pause = this.pause!;
 		pause.nextProbeAt = Math.max(pause.probing > 0 ? 0 : pause.nextProbeAt, now + retryAfterMs);
-		pause.askedMs = Math.max(pause.askedMs ?? 0, retryAfterMs);
 		if (pause.refusedProbes === 0) pause.batch = Math.max(1, pause.accepted);
 		this.pausedUntil = Math.max(this.pausedUntil, now + retryAfterMs);
 	}
@@ -659,6 +665,17 @@ export class Account {
 		const round = ROUND_WINDOWS_MS.find((length) => length > elapsed) ?? elapsed * 1.2;
 		const length = learned !== undefined && learned > elapsed ? Math.min(learned, round) : round;
 		return Math.max(pause.oldest + length, now + PROBE_MIN_GAP_MS);
+	}
+
+	/**
+	 * Rule 7: nothing waits on the pause any more (no request in line, no probe under way), so it
+	 * ends. Looked at by the pump, a microtask after any change: a refused request that goes again
+	 * is back in line by then (see poke).
+	 */
+	private endPauseIfDeserted(): void {
+		if (!this.pause || this.pause.probing > 0 || this.queue.length > 0) return;
+		this.pause = undefined;
+		this.lastProbeAt = -Infinity;
 	}
 
 	/** A probe was accepted: the pause ends, and what the service accepted before it teaches the limit. */
