@@ -323,6 +323,29 @@ describe('the send path under random schedules of answers, stops and cancels', (
 		);
 	}, 120_000);
 
+	it('a probe the run abandoned (the execution was cancelled while it was under way) teaches no limit', async () => {
+		vi.useFakeTimers({ now: 1_800_000_000_000 });
+		const credentialId = `model-${++scenario}`;
+		// Item 0 accepted, item 1 refused without Retry-After; its probe is still unanswered at the cancel.
+		const service = new FakeService([
+			{ kind: 'ok', delayMs: 10, retryAfterSeconds: 0 },
+			{ kind: '429', delayMs: 10, retryAfterSeconds: 0 },
+			{ kind: 'ok', delayMs: 60_000, retryAfterSeconds: 0 },
+		]);
+		const cancel = new AbortController();
+		const execution: Execution = { items: 3, recipients: [0, 1, 2], maxConcurrent: 1, continueOnFail: false, maxWaitSeconds: 60 };
+		const running = router.call(context(service, 0, execution, credentialId, cancel.signal), resources).then(
+			() => undefined,
+			(error: unknown) => error,
+		);
+		setTimeout(() => cancel.abort(), 5_000);
+		const [outcome] = await settle([running], LIMIT_MS);
+		expect((outcome as Error).message).toMatch(/canceled/);
+		expect(service.requests.map((request) => request.item)).toEqual([0, 1, 1]);
+		expect(service.requests[2].end, 'the probe was under way at the cancel').toBe(Infinity);
+		expect(accountFor(`messagingBearerApi:${credentialId}:send`).state.learned).toBeUndefined();
+	});
+
 	it('the reproduction from issue 18: a run stops while two of its requests wait out a 429; the next execution sends', async () => {
 		vi.useFakeTimers({ now: 1_800_000_000_000 });
 		await check(

@@ -248,7 +248,9 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 			// request can be let through in its place.
 			next = nextStep(run, attempt, verdict, attemptNumber);
 		} finally {
-			ticket.finish(outcomeOf(verdict));
+			// An attempt the run abandoned (a Stop's grace ran out, a cancel) got no answer, whatever
+			// its verdict says: counted as accepted, an abandoned probe would end a pause and teach a limit.
+			ticket.finish(run.deadlines.signal.aborted ? { type: 'failed' } : outcomeOf(verdict));
 		}
 		if (next.type === 'done') return next.body;
 		if (next.type === 'fail') throw next.error;
