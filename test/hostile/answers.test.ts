@@ -2,17 +2,17 @@
 /**
  * Answers that must not fool, flood or freeze the node (issue 19), each from a plain
  * `node:http` server written the way real servers, proxies and load balancers behave, not from
- * a switch in our emulator: success bodies with stray fields, a body that drips past Timeout,
- * answers of 450 MB, JSON nested 20,000 deep, a 202 that says it failed, a service that echoes
- * the key in every form, and a credential test answered 200 with `success: false`. Every case
- * runs the real engine (test/harness).
+ * a switch in our emulator: success bodies with stray fields, a body that drips past Timeout or
+ * goes silent after its headers, answers of 450 MB, JSON nested 20,000 deep, a 202 that says it
+ * failed, a service that echoes the key in every form, and a credential test answered 200 with
+ * `success: false`. Every case runs the real engine (test/harness).
  */
 import type { IDataObject } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
 import { runOn } from '../emulator/use';
 import { callCredentialTest } from '../harness';
-import { json, useServers } from './servers';
+import { json, type Answer, useServers } from './servers';
 
 const TOKEN = 'Hostile-Token-0123456789';
 /** A key that URL-encoding changes. */
@@ -46,6 +46,14 @@ async function runSend(url: string, send: Send, { items = 1, options = {}, conti
 }
 
 const MAY_HAVE_BEEN_DELIVERED = /may have been delivered/i;
+
+/** Template → Get Many: a read, so retried after a timeout (up to Max Retries). */
+async function runRead(url: string, { options = {}, continueOnFail = false } = {}) {
+	return await runOn(
+		{ credentials: credentialsFor(url) },
+		{ parameters: { resource: 'template', operation: 'getAll', returnAll: true, options }, items: [{}], continueOnFail },
+	);
+}
 
 describe('a success body is read by its documented shape, never by stray fields', () => {
 	it('direct send: 200 {"message":"Message sent successfully (rate limit: 60 per minute)","error":0} is a success, sent once', async () => {
@@ -150,6 +158,43 @@ describe('bounded answers', () => {
 		expect(run.error?.message).toMatch(/Unexpected answer .*nested deeper than 64 levels.*may have been delivered/i);
 		expect(run.error?.message).not.toMatch(/call stack/i);
 		expect(seen).toHaveLength(1);
+	});
+});
+
+describe('an answer whose body goes silent, the connection left open', () => {
+	// n8n's request helper hands the body over wrapped in a stream that destroy() does not wake
+	// while it waits on the socket: only Timeout can end these, and it must.
+	const SILENT_BODIES = [
+		['headers with content-length 100, then silence', { 'content-length': '100' }, ''],
+		['chunked headers, then silence', {}, ''],
+		['content-length 100 and 6 bytes, then silence', { 'content-length': '100' }, '{"mess'],
+		['chunked headers and 6 bytes, then silence', {}, '{"mess'],
+	] as const;
+
+	const silentAfter =
+		(headers: Record<string, string>, first: string): Answer =>
+		(_req, res) => {
+			res.writeHead(200, { 'content-type': 'application/json', ...headers });
+			if (first) res.write(first);
+			else res.flushHeaders();
+		};
+
+	it.each(SILENT_BODIES)('send, %s, Timeout 1 s: a timeout that may have been delivered, sent once', async (_name, headers, first) => {
+		const { url, seen } = await serve(silentAfter(headers, first));
+		const run = await runSend(url, SENDS[0], { options: { timeoutSeconds: 1 }, continueOnFail: true });
+		expect(run.items[0].json.error).toMatch(/No answer from 127\.0\.0\.1:\d+ within 1 s.*may have been delivered/i);
+		expect(seen.map((request) => request.method)).toEqual(['POST']);
+		// Generous: the run must end by Timeout, not whenever the server gives up (never, here).
+		expect(run.elapsedMs).toBeLessThan(15_000);
+	});
+
+	it.each(SILENT_BODIES)('Template → Get Many, %s, Timeout 1 s, Max Retries 1: read twice, then a timeout', async (_name, headers, first) => {
+		const { url, seen } = await serve(silentAfter(headers, first));
+		const run = await runRead(url, { options: { timeoutSeconds: 1, maxRetries: 1 }, continueOnFail: true });
+		expect(run.items[0].json.error).toMatch(/No answer from 127\.0\.0\.1:\d+ within 1 s/);
+		expect(run.items[0].json.error).not.toMatch(MAY_HAVE_BEEN_DELIVERED);
+		expect(seen.map((request) => request.method)).toEqual(['GET', 'GET']);
+		expect(run.elapsedMs).toBeLessThan(15_000);
 	});
 });
 

@@ -123,20 +123,46 @@ export async function untilAborted<T>(
 	return outcome;
 }
 
-/** Reads a body to its end as text: at most `maxBytes`, and only until `signal` aborts. */
+/** What a read that `signal` ended gives instead of a chunk. */
+const ENDED = Symbol('ended');
+
+/**
+ * Reads a body to its end as text: at most `maxBytes`, and only until `signal` aborts. Each
+ * read is raced against the signal, because destroying the stream does not end a read under
+ * way: n8n's helper (axios) hands the body over as Readable.from(an async generator), whose
+ * destroy() only queues the generator's return behind the read parked on the socket, so a
+ * server that sends headers and then nothing, without closing, would hold the read forever.
+ */
 export async function readBody(body: unknown, maxBytes: number, signal: AbortSignal): Promise<BodyRead> {
 	if (!isStream(body)) return { type: 'read', text: typeof body === 'string' ? body : body === undefined || body === null ? '' : JSON.stringify(body) };
+	if (signal.aborted) {
+		body.destroy?.();
+		return { type: 'ended', reason: signal.reason };
+	}
+	// One listener for the whole body, not one per chunk: it wakes the read under way, and
+	// destroys the body so its connection closes as soon as the stream lets it.
+	let wake: ((ended: typeof ENDED) => void) | undefined;
+	const onAbort = () => {
+		wake?.(ENDED);
+		body.destroy?.();
+	};
+	signal.addEventListener('abort', onAbort, { once: true });
+	const chunks = body[Symbol.asyncIterator]();
 	const decoder = new TextDecoder();
 	let text = '';
 	let bytes = 0;
-	const onAbort = () => body.destroy?.();
-	if (signal.aborted) {
-		onAbort();
-		return { type: 'ended', reason: signal.reason };
-	}
-	signal.addEventListener('abort', onAbort, { once: true });
 	try {
-		for await (const chunk of body) {
+		for (;;) {
+			// A fresh promise per read (not a race against one shared abort promise, which would
+			// keep a reaction per chunk until the body ends); a read that settles after the
+			// abort settles a promise nobody awaits, its rejection included.
+			const next = await new Promise<IteratorResult<unknown> | typeof ENDED>((resolve, reject) => {
+				wake = resolve;
+				chunks.next().then(resolve, reject);
+			});
+			if (next === ENDED) return { type: 'ended', reason: signal.reason };
+			if (next.done) break;
+			const chunk = next.value;
 			const data = typeof chunk === 'string' ? new TextEncoder().encode(chunk) : (chunk as Uint8Array);
 			bytes += data.byteLength;
 			if (bytes > maxBytes) {
@@ -150,6 +176,7 @@ export async function readBody(body: unknown, maxBytes: number, signal: AbortSig
 	} catch (error) {
 		return signal.aborted ? { type: 'ended', reason: signal.reason } : { type: 'broken', error };
 	} finally {
+		wake = undefined;
 		signal.removeEventListener('abort', onAbort);
 	}
 }
