@@ -2,10 +2,11 @@
 /**
  * The one fixture of the hostile tests: servers on 127.0.0.1 that answer the way the test
  * says (not the emulator: these answers are the ones no service should give), closed with
- * their connections after each test, or after the file with `scope: 'file'`.
+ * their connections after each test, or after the file with `scope: 'file'`. `useRawServers`
+ * writes bytes no node:http server would (a broken status line, conflicting lengths).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer as createRawServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, afterEach } from 'vitest';
 
 export interface Seen {
@@ -50,4 +51,47 @@ export function useServers({ scope = 'each' }: { scope?: 'each' | 'file' } = {})
 export function json(res: ServerResponse, status: number, body: unknown): void {
 	res.writeHead(status, { 'content-type': 'application/json' });
 	res.end(typeof body === 'string' ? body : JSON.stringify(body));
+}
+
+/**
+ * Returns `serve(reply)`: a plain TCP server that reads each request whole (headers and a
+ * Content-Length body), records it in `seen`, writes `reply(request)` byte for byte and closes
+ * the connection. Closed with its connections after each test.
+ */
+export function useRawServers() {
+	const closers: Array<() => Promise<void>> = [];
+	afterEach(async () => {
+		await Promise.all(closers.splice(0).map(async (close) => await close()));
+	});
+	return async function serve(reply: (request: Seen) => string | Buffer) {
+		const seen: Seen[] = [];
+		const sockets = new Set<Socket>();
+		const server = createRawServer((socket) => {
+			sockets.add(socket);
+			socket.on('close', () => sockets.delete(socket));
+			// The client may reset the connection once it finds the answer unreadable.
+			socket.on('error', () => undefined);
+			let received = Buffer.alloc(0);
+			const onData = (chunk: Buffer) => {
+				received = Buffer.concat([received, chunk]);
+				const headersEnd = received.indexOf('\r\n\r\n');
+				if (headersEnd < 0) return;
+				const head = received.subarray(0, headersEnd).toString('latin1');
+				const length = Number(/^content-length:\s*(\d+)/im.exec(head)?.[1] ?? 0);
+				if (received.length < headersEnd + 4 + length) return;
+				socket.off('data', onData);
+				const [method = '', path = ''] = head.split('\r\n')[0].split(' ');
+				const request = { method, path, body: received.subarray(headersEnd + 4, headersEnd + 4 + length).toString() };
+				seen.push(request);
+				socket.end(reply(request));
+			};
+			socket.on('data', onData);
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		closers.push(async () => {
+			for (const socket of sockets) socket.destroy();
+			await new Promise((resolve) => server.close(resolve));
+		});
+		return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+	};
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { normalizeBaseUrl } from '../../nodes/shared/transport/baseUrl';
-import { backoffMs, decideRetry, NOT_REACHED, outcomeOfThrown, parseRetryAfter } from '../../nodes/shared/transport/retryPolicy';
+import { backoffMs, decideRetry, NOT_REACHED, outcomeOfThrown, parseRetryAfter, undecodableAnswerOf } from '../../nodes/shared/transport/retryPolicy';
 import type { AttemptOutcome, RetryRules } from '../../nodes/shared/transport/retryPolicy';
 
 const rules = (overrides: Partial<RetryRules> = {}): RetryRules => ({ maxRetries: 5, maxWaitMs: 60_000, retrySendsOnServerError: false, ...overrides });
@@ -127,6 +127,30 @@ describe('outcomeOfThrown: never reached, or may have reached', () => {
 		const looped: { message: string; cause?: unknown } = { message: 'x' };
 		looped.cause = looped;
 		expect(outcomeOfThrown(looped)).toBeUndefined();
+	});
+});
+
+describe('undecodableAnswerOf: an answer the HTTP layer could not decode', () => {
+	it('finds zlib and parser errors, however deep in the cause chain, in words and with their code', () => {
+		expect(undecodableAnswerOf(Object.assign(new Error('incorrect header check'), { code: 'Z_DATA_ERROR' }))).toEqual({
+			why: 'a body that does not decode as its Content-Encoding says: incorrect header check',
+			code: 'Z_DATA_ERROR',
+		});
+		const parser = Object.assign(new Error('Parse Error: Duplicate Content-Length'), { code: 'HPE_UNEXPECTED_CONTENT_LENGTH', reason: 'Duplicate Content-Length' });
+		const axios = Object.assign(new Error(parser.message), { code: parser.code, cause: parser });
+		expect(undecodableAnswerOf(new Error(parser.message, { cause: axios }))).toEqual({ why: 'not readable as HTTP: Duplicate Content-Length', code: 'HPE_UNEXPECTED_CONTENT_LENGTH' });
+		expect(undecodableAnswerOf({ code: 'HPE_INVALID_CONSTANT', message: 'Parse Error: Expected HTTP/' })?.why).toBe('not readable as HTTP: Expected HTTP/');
+	});
+
+	it("axios's ERR_BAD_RESPONSE only without a response: with one, it is a status axios refused", () => {
+		expect(undecodableAnswerOf({ code: 'ERR_BAD_RESPONSE', message: 'maxContentLength size of 10 exceeded' })?.code).toBe('ERR_BAD_RESPONSE');
+		expect(undecodableAnswerOf({ code: 'ERR_BAD_RESPONSE', message: 'Request failed with status code 502', response: { status: 502 } })).toBeUndefined();
+	});
+
+	it('is not a network failure, nor anything else', () => {
+		for (const error of [{ code: 'ECONNRESET', message: 'socket hang up' }, { code: 'ETIMEDOUT' }, new Error('boom'), 'text', undefined]) {
+			expect(undecodableAnswerOf(error)).toBeUndefined();
+		}
 	});
 });
 

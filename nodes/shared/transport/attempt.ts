@@ -14,7 +14,7 @@ import { SERVICE_APIS } from './apis';
 import type { ServiceRequest } from './apis';
 import type { RequestPolicy } from './options';
 import type { LimitNotReopenedError } from './scheduler';
-import { NOT_REACHED, outcomeOfThrown, parseRetryAfter } from './retryPolicy';
+import { NOT_REACHED, outcomeOfThrown, parseRetryAfter, undecodableAnswerOf } from './retryPolicy';
 import type { AttemptOutcome } from './retryPolicy';
 import { scrubSecrets, scrubText } from './secrets';
 import type { Secrets } from './secrets';
@@ -41,6 +41,8 @@ export async function attemptOnce(
 	const timer = deadlines.start(attempt.policy.timeoutMs);
 	const ends = timer.signal;
 	let response: IN8nHttpFullResponse | undefined;
+	/** The status of an answer whose headers came, kept when its body then could not be read. */
+	let status: number | undefined;
 	let thrown: unknown;
 	try {
 		const sent = context.helpers.httpRequestWithAuthentication.call(context, credentialType, { ...options, encoding: 'stream', json: false }, {
@@ -50,6 +52,7 @@ export async function attemptOnce(
 		if ('ended' in answered) throw answered.ended;
 		if ('failed' in answered) throw answered.failed;
 		response = answered.value;
+		status = response.statusCode;
 		const read = await readBody(response.body, maxBytes, ends);
 		if (read.type === 'tooLarge') return { type: 'failed', error: tooLargeError(attempt, response.statusCode, read.maxBytes), haltsRun: false };
 		if (read.type === 'ended') throw read.reason;
@@ -65,6 +68,10 @@ export async function attemptOnce(
 	if (deadlines.signal.aborted) return { type: 'failed', error: abandonedError(attempt, deadlines.signal.reason), haltsRun: false };
 	// The whole answer did not come within Timeout: as a timeout, the service may have acted on it.
 	if (timer.expired && !response) thrown = { code: 'ETIMEDOUT', message: `timeout of ${attempt.policy.timeoutMs}ms exceeded` };
+	// An answer came but the HTTP layer could not decode it: not a connection failure, and not the
+	// service's answer (see undecodableAnswerOf).
+	const undecodable = response || timer.expired ? undefined : undecodableAnswerOf(thrown);
+	if (undecodable) return { type: 'failed', error: undecodableAnswerError(attempt, status, undecodable), haltsRun: false };
 	try {
 		return judge(attempt, response, thrown);
 	} catch (error) {
@@ -238,6 +245,18 @@ function unexpectedAnswerError(attempt: Attempt, status: number, body: unknown, 
 		description:
 			"This is not the service's answer for this operation. Check the credential's base URL: a wrong address often reaches a login page, a proxy or another API.",
 		httpCode: String(status),
+		itemIndex: attempt.itemIndex,
+	});
+}
+
+/** An answer that came after the request was written but that the HTTP layer could not decode. */
+function undecodableAnswerError(attempt: Attempt, status: number | undefined, { why, code }: { why: string; code: string }): NodeApiError {
+	const what = String(scrubSecrets(status === undefined ? why : `HTTP ${status}, ${why}`, attempt.secrets));
+	const message = `Unexpected answer from ${attempt.host} (${what})${mayHaveBeenDelivered(attempt).messageSuffix ?? ''}`;
+	return new NodeApiError(attempt.context.getNode(), { message }, {
+		message,
+		description: `This is not the service's answer: the service answers in plain HTTP with JSON. Check the credential's base URL: a wrong address often reaches a proxy or another server. (${code})`,
+		httpCode: status === undefined ? undefined : String(status),
 		itemIndex: attempt.itemIndex,
 	});
 }

@@ -109,3 +109,30 @@ export function outcomeOfThrown(error: unknown): AttemptOutcome | undefined {
 	}
 	return outcome;
 }
+
+/**
+ * An answer the HTTP layer could not decode, found on the error or anywhere in its `cause`
+ * chain: a body that does not decode as its Content-Encoding says (zlib's Z_* codes), bytes
+ * that are not a well-formed HTTP answer (the parser's HPE_* codes: a broken status line,
+ * Content-Length beside Transfer-Encoding, two Content-Lengths), or axios's ERR_BAD_RESPONSE
+ * without a response (one with a response is a status it refused, not an unreadable answer).
+ * `why` is in words, `code` for the description. Undefined when it is none of these.
+ *
+ * Not an AttemptOutcome: the request was written before any answer came, so a send may have
+ * been acted on, and an answer that is not the service's is not retried (as a 200 that is not
+ * JSON is not).
+ */
+export function undecodableAnswerOf(error: unknown): { why: string; code: string } | undefined {
+	const seen = new Set<unknown>();
+	for (let level = error; typeof level === 'object' && level !== null && !seen.has(level); level = (level as { cause?: unknown }).cause) {
+		seen.add(level);
+		const { code, message, reason, response } = level as { code?: unknown; message?: unknown; reason?: unknown; response?: unknown };
+		if (typeof code !== 'string') continue;
+		const text = typeof message === 'string' ? message : '';
+		if (/^Z_[A-Z_]+$/.test(code)) return { why: `a body that does not decode as its Content-Encoding says: ${text || code}`, code };
+		// The parser's own error carries the bare reason; its message adds "Parse Error: ".
+		if (code.startsWith('HPE_')) return { why: `not readable as HTTP: ${typeof reason === 'string' ? reason : text.replace(/^Parse Error: /, '')}`, code };
+		if (code === 'ERR_BAD_RESPONSE' && !response) return { why: `not readable as HTTP: ${text || code}`, code };
+	}
+	return undefined;
+}
