@@ -8,7 +8,7 @@ import type {
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { deliveredItems } from './deliveredItems';
-import { RunStoppedError, sendAll, startRun } from './transport';
+import { checkTarget, RunStoppedError, sendAll, startRun } from './transport';
 import type { Run, ServiceApi, ServiceRequest } from './transport';
 
 /** One item, read and checked: the request to send, and how its answer becomes the item's output. */
@@ -17,6 +17,16 @@ export interface PreparedItem {
 	/** Who receives it (sends only): messages to one recipient never overlap and keep their input order. */
 	recipient?: string;
 	output(answer: unknown): IDataObject | IDataObject[];
+}
+
+/**
+ * An item that passed every check it can make on its own, and is finished against what the run
+ * reads from the service (Send Template: the account's templates, to check the item's template
+ * and variables). The router calls this only once every item passed its own checks, so bad input
+ * anywhere stops the run before anything is read.
+ */
+export interface ItemNeedingService {
+	checkAgainstService(): Promise<PreparedItem>;
 }
 
 /**
@@ -32,8 +42,8 @@ export interface OperationModule {
 	description: INodeProperties[];
 	/** Its API group: the credential the editor shows for it follows from this (nodeDescription.ts). */
 	api: ServiceApi;
-	/** Reads and checks one item's parameters; sends nothing (reads the run shares, such as the account's templates, aside). */
-	prepare(this: IExecuteFunctions, itemIndex: number, run: Run): PreparedItem | Promise<PreparedItem>;
+	/** Reads and checks one item's parameters; reads and sends nothing (what needs the service waits in checkAgainstService). */
+	prepare(this: IExecuteFunctions, itemIndex: number, run: Run): PreparedItem | ItemNeedingService;
 }
 
 export type ResourceOperations = Record<string, OperationModule>;
@@ -45,8 +55,9 @@ const CUSTOM_API_CALL = '__CUSTOM_API_CALL__';
 
 /**
  * Runs every input item through the chosen operation and returns one output per input item,
- * in input order, each paired to its item. First every item is read and checked, so bad input
- * stops the run before any message leaves; then all are sent, as many at once as the
+ * in input order, each paired to its item. First every item is read and checked on its own, then
+ * the operation's credential is checked and, only then, the items are checked against what the
+ * run reads from the service: bad input stops the run before any request; then all are sent, as many at once as the
  * transport's limiter lets through. Without "Continue On Fail" the first failure stops the
  * run: nothing more starts, requests under way finish, and the error says which items were sent.
  */
@@ -70,23 +81,49 @@ export async function router(this: IExecuteFunctions, resources: Record<string, 
 	const includeRawResponse = this.getNodeParameter('options.includeRawResponse', 0, false) === true;
 	const results = new Array<ItemResult>(items.length);
 
-	const prepared: Array<PreparedItem | undefined> = new Array(items.length);
-	let turnStarted = Date.now();
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		if (Date.now() - turnStarted >= YIELD_EVERY_MS) {
-			await sleep(0);
-			if (run.signal.aborted) throw run.signal.reason;
-			turnStarted = Date.now();
-		}
+	// First every item's own checks, then (every item passed) what needs the service: the
+	// operation's credential and base URL, then each item against what the run reads from it.
+	const checked: Array<PreparedItem | ItemNeedingService | undefined> = new Array(items.length);
+	const fail = (itemIndex: number, error: unknown) => {
+		results[itemIndex] = { ok: false, error: error as Error };
+		return continueOnFail;
+	};
+	await forEachItem(run, items.length, (itemIndex) => {
 		try {
-			prepared[itemIndex] = await operation.prepare.call(this, itemIndex, run);
+			checked[itemIndex] = operation.prepare.call(this, itemIndex, run);
+			return true;
 		} catch (error) {
-			results[itemIndex] = { ok: false, error: error as Error };
-			if (!continueOnFail) break;
+			return fail(itemIndex, error);
 		}
-	}
+	});
 	const badInput = results.find((result) => result && !result.ok);
 	if (badInput && !badInput.ok && !continueOnFail) throw badInput.error;
+
+	const prepared: Array<PreparedItem | undefined> = new Array(items.length);
+	// Checked once (every item uses the same credential), with the first item still in the run;
+	// after a failure (Continue On Fail) each item gets its own error, naming it.
+	const first = checked.findIndex((item) => item !== undefined);
+	const targetProblem = first >= 0 ? await checkTarget(run, operation.api, first).then(() => undefined, (error: unknown) => error) : undefined;
+	await forEachItem(run, items.length, (itemIndex) => {
+		const item = checked[itemIndex];
+		if (!item) return true;
+		checked[itemIndex] = undefined;
+		if (!targetProblem && !('checkAgainstService' in item)) {
+			prepared[itemIndex] = item;
+			return true;
+		}
+		return (async () => {
+			try {
+				if (targetProblem) await checkTarget(run, operation.api, itemIndex);
+				prepared[itemIndex] = 'checkAgainstService' in item ? await item.checkAgainstService() : item;
+				return true;
+			} catch (error) {
+				return fail(itemIndex, error);
+			}
+		})();
+	});
+	const failedCheck = results.find((result) => result && !result.ok);
+	if (failedCheck && !failedCheck.ok && !continueOnFail) throw failedCheck.error;
 
 	// Retry On Fail runs the node again: items this execution already delivered are returned, not sent again.
 	const delivered = deliveredItems(this);
@@ -139,6 +176,24 @@ export async function router(this: IExecuteFunctions, resources: Record<string, 
 				: [errorItem(result.error, itemIndex)],
 		),
 	];
+}
+
+/**
+ * Calls `check` for each item in input order until it returns false, giving the event loop a
+ * turn every YIELD_EVERY_MS (a Stop ends the loop there).
+ */
+async function forEachItem(run: Run, count: number, check: (itemIndex: number) => boolean | Promise<boolean>): Promise<void> {
+	let turnStarted = Date.now();
+	for (let itemIndex = 0; itemIndex < count; itemIndex++) {
+		if (Date.now() - turnStarted >= YIELD_EVERY_MS) {
+			await sleep(0);
+			if (run.signal.aborted) throw run.signal.reason;
+			turnStarted = Date.now();
+		}
+		const goOn = check(itemIndex);
+		// A check that needs nothing asynchronous costs no promise: 50,000 items are checked in a loop.
+		if (!(typeof goOn === 'boolean' ? goOn : await goOn)) return;
+	}
 }
 
 /**

@@ -241,3 +241,67 @@ function changeTemplate(target: Emulator, templateId: string, format: string): v
 	const record = target.setTemplate({ template_id: templateId, template_formate: format });
 	expect(record.variable_counts).toBe(new Set(format.match(/\[b:\d+\]/g)).size);
 }
+
+describe('bad input is found before the templates are read', () => {
+	const mapped = (values: IDataObject) => sendTemplate(byId(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'x', body2: 'x' }), value: values });
+
+	it.each([
+		['an object', '={{ {a: 1} }}'],
+		['a list', '={{ [1, 2] }}'],
+		['NaN', '={{ 0 / 0 }}'],
+	])('a mapped variable that is %s: the item and the variable are named, nothing is read or sent', async (_name, value) => {
+		const run = await runOn(emulator, { parameters: mapped({ body1: value, body2: 'Friday' }), items: [{}] });
+		expect(run.error?.name).toBe('NodeOperationError');
+		expect(run.error?.message).toMatch(/^Variable "body1" \(variables\.body1\): must be text or a finite number.*\[item 0\]$/);
+		expect((run.error as { context: { itemIndex?: number } }).context.itemIndex).toBe(0);
+		expect(emulator.requests).toEqual([]);
+	});
+
+	it('a later item with a bad phone number stops the run before the templates are read for the earlier ones', async () => {
+		const run = await runOn(emulator, {
+			parameters: { ...mapped({ body1: 'Ada', body2: 'Friday' }), phoneNumber: '={{ $json.phone }}' },
+			items: [{ phone: '+14155550123' }, { phone: 'nope' }],
+		});
+		expect(run.error?.message).toMatch(/^Phone Number \(phoneNumber\): "nope" is not a phone number.*\[item 1\]$/);
+		expect(emulator.requests).toEqual([]);
+	});
+
+	it('with Continue On Fail the bad item becomes an error item and the others are checked against the templates and sent', async () => {
+		const run = await runOn(emulator, {
+			parameters: { ...mapped({ body1: 'Ada', body2: '={{ $json.second }}' }), phoneNumber: '={{ $json.phone }}' },
+			items: [{ phone: '+14155550123', second: 'Friday' }, { phone: 'nope', second: 'Friday' }, { phone: '+14155550124', second: 'Monday' }, { phone: '+14155550125', second: '' }],
+			continueOnFail: true,
+		});
+		expect(run.error).toBeUndefined();
+		expect(run.items.map((item) => item.json.success ?? item.json.error)).toEqual([
+			true,
+			expect.stringMatching(/Phone Number \(phoneNumber\).*\[item 1\]/),
+			true,
+			expect.stringMatching(/needs a value for "Body 2.*\[item 3\]/),
+		]);
+		expect(requestsTo('templates')).toHaveLength(1);
+		expect(requestsTo('templateSend')).toHaveLength(2);
+	});
+
+	it.each([
+		['missing', ''],
+		['plain http, not loopback', 'http://api.example.com/api:x'],
+	])('a Template Send Base URL that is %s is named before the templates are read', async (_name, templateSendBaseUrl) => {
+		const credentialData = { ...emulator.credentials.messagingBearerApi, templateSendBaseUrl };
+		const run = await runOn(emulator, { parameters: mapped({ body1: 'Ada', body2: 'Friday' }), items: [{}, {}], credentialData });
+		expect(run.error?.name).toBe('NodeOperationError');
+		expect(run.error?.message).toMatch(/^The credential's Template Send Base URL \(templateSendBaseUrl\) .*\[item 0\]$/);
+		expect(emulator.requests).toEqual([]);
+	});
+
+	it('with Continue On Fail a missing Template Send Base URL makes every item an error item naming the field, and nothing is read', async () => {
+		const credentialData = { ...emulator.credentials.messagingBearerApi, templateSendBaseUrl: '' };
+		const run = await runOn(emulator, { parameters: mapped({ body1: 'Ada', body2: 'Friday' }), items: [{}, {}], credentialData, continueOnFail: true });
+		expect(run.error).toBeUndefined();
+		expect(run.items.map((item) => item.json.error)).toEqual([
+			expect.stringMatching(/templateSendBaseUrl.*\[item 0\]/),
+			expect.stringMatching(/templateSendBaseUrl.*\[item 1\]/),
+		]);
+		expect(emulator.requests).toEqual([]);
+	});
+});

@@ -168,6 +168,14 @@ async function newTarget(run: Run, api: ServiceApi, itemIndex: number): Promise<
 	};
 }
 
+/**
+ * Reads the credential of an API group for the run and checks its base URL, sending nothing:
+ * a missing or refused base URL is named before the run reads anything from the service.
+ */
+export async function checkTarget(run: Run, api: ServiceApi, itemIndex: number): Promise<void> {
+	baseUrlOf(run.context, api, (await targetOf(run, api, itemIndex)).baseUrl, itemIndex);
+}
+
 /** The base URL a request needs, or a clear error naming the credential field. */
 function baseUrlOf(context: RequestContext, api: ServiceApi, check: BaseUrlCheck, itemIndex: number): string {
 	if (!check.ok) {

@@ -4,7 +4,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { phoneNumberField } from '../../../shared/descriptions';
 import { isObject } from '../../../shared/errors';
 import { firstOf } from '../../../shared/output';
-import type { PreparedItem } from '../../../shared/router';
+import type { ItemNeedingService } from '../../../shared/router';
 import type { Run, ServiceApi } from '../../../shared/transport';
 import { asText, ItemInput, quoted } from '../../../shared/validation';
 import { accountTemplates, isApproved, TEMPLATE_ID_PATTERN, templateName, templateProblem, templateVariables, variableNames } from '../../templates';
@@ -76,16 +76,23 @@ const templateIdPattern = new RegExp(TEMPLATE_ID_PATTERN);
 
 /**
  * The values the item gives for the template's variables, every value as text: the mapper's
- * values ("Map Each Column Manually"), or the item's fields of the same names ("Map
- * Automatically"), or a plain object from an expression or an AI tool call.
+ * values ("Map Each Column Manually"), or a plain object from an expression or an AI tool call.
+ * Undefined for "Map Automatically": the item's fields named as the template's variables, which
+ * only the live template tells (autoMappedValues).
  */
-function providedValues(input: ItemInput, parameter: unknown, item: IDataObject, expected: string[]): Map<string, string> {
+function mappedValues(input: ItemInput, parameter: unknown): Map<string, string> | undefined {
 	const mapper = isObject(parameter) ? parameter : {};
 	const isMapper = 'mappingMode' in mapper || 'schema' in mapper;
-	let values: IDataObject;
-	if (!isMapper) values = mapper as IDataObject;
-	else if (mapper.mappingMode === 'autoMapInputData') values = Object.fromEntries(Object.entries(item).filter(([name]) => expected.includes(name)));
-	else values = isObject(mapper.value) ? (mapper.value as IDataObject) : {};
+	if (isMapper && mapper.mappingMode === 'autoMapInputData') return undefined;
+	return asTexts(input, isMapper ? (isObject(mapper.value) ? (mapper.value as IDataObject) : {}) : (mapper as IDataObject));
+}
+
+/** "Map Automatically": the item's fields of the same names as the template's variables. */
+function autoMappedValues(input: ItemInput, item: IDataObject, expected: string[]): Map<string, string> {
+	return asTexts(input, Object.fromEntries(Object.entries(item).filter(([name]) => expected.includes(name))));
+}
+
+function asTexts(input: ItemInput, values: IDataObject): Map<string, string> {
 	// A Map: a name such as __proto__ must be refused as unknown, not swallowed by an object.
 	const provided = new Map<string, string>();
 	for (const [name, value] of Object.entries(values)) {
@@ -135,39 +142,49 @@ export function checkTemplate(
 /** Spec 2.4: `{success: true, messaging_response_info: {...}}`. */
 const isSuccess = (answer: unknown) => isObject(answer) && answer.success === true && isObject(answer.messaging_response_info);
 
-export async function prepare(this: IExecuteFunctions, itemIndex: number, run: Run): Promise<PreparedItem> {
+/**
+ * Checks what the item alone tells (phone number, the template ID's form, the mapped values'
+ * types); the template itself is checked against the account's templates once every item
+ * passed these checks (checkAgainstService).
+ */
+export function prepare(this: IExecuteFunctions, itemIndex: number, run: Run): ItemNeedingService {
 	const input = new ItemInput(this, itemIndex);
 	const phoneNumber = input.phone('phoneNumber', 'Phone Number');
-	const template = input.optionalText('template', 'Template', { extractValue: true }).trim();
-	if (template === '') input.fail('template', 'Template', 'choose a template from the list or enter its ID');
-	if (!templateIdPattern.test(template)) {
-		input.fail('template', 'Template', `${quoted(template)} is not a template ID; template IDs are UUIDs such as 6f1d2c3b-4a59-4e8f-9a7b-1c2d3e4f5a6b`);
+	const templateId = input.optionalText('template', 'Template', { extractValue: true }).trim();
+	if (templateId === '') input.fail('template', 'Template', 'choose a template from the list or enter its ID');
+	if (!templateIdPattern.test(templateId)) {
+		input.fail('template', 'Template', `${quoted(templateId)} is not a template ID; template IDs are UUIDs such as 6f1d2c3b-4a59-4e8f-9a7b-1c2d3e4f5a6b`);
 	}
-	const record = (await accountTemplates.call(this, run, itemIndex)).find((candidate) => candidate.template_id === template);
-	const expected = record ? variableNames(record) : [];
-	const provided = providedValues(input, this.getNodeParameter('variables', itemIndex, {}), this.getInputData()[itemIndex]?.json ?? {}, expected);
-	const variables = checkTemplate(input, template, record, provided);
+	const mapped = mappedValues(input, this.getNodeParameter('variables', itemIndex, {}));
 	return {
-		request: {
-			api,
-			method: 'POST',
-			path: '/send_template_message_by_api',
-			body: { template, variables, phone_number: phoneNumber },
-			isSuccess,
-		},
-		recipient: phoneNumber,
-		output: (answer) => {
-			const info = (answer as IDataObject).messaging_response_info as IDataObject;
-			const sent = firstOf(info.messages);
-			const contact = firstOf(info.contacts);
+		checkAgainstService: async () => {
+			const record = (await accountTemplates.call(this, run, itemIndex)).find((candidate) => candidate.template_id === templateId);
+			const provided = mapped ?? autoMappedValues(input, this.getInputData()[itemIndex]?.json ?? {}, record ? variableNames(record) : []);
+			const variables = checkTemplate(input, templateId, record, provided);
+			const template = templateId;
 			return {
-				success: true,
-				to: phoneNumber,
-				template,
-				templateName: record?.name,
-				messageId: sent?.id,
-				status: sent?.message_status,
-				recipientId: contact?.wa_id,
+				request: {
+					api,
+					method: 'POST',
+					path: '/send_template_message_by_api',
+					body: { template, variables, phone_number: phoneNumber },
+					isSuccess,
+				},
+				recipient: phoneNumber,
+				output: (answer) => {
+					const info = (answer as IDataObject).messaging_response_info as IDataObject;
+					const sent = firstOf(info.messages);
+					const contact = firstOf(info.contacts);
+					return {
+						success: true,
+						to: phoneNumber,
+						template,
+						templateName: record?.name,
+						messageId: sent?.id,
+						status: sent?.message_status,
+						recipientId: contact?.wa_id,
+					};
+				},
 			};
 		},
 	};
