@@ -38,6 +38,12 @@ export async function accountTemplates(this: IExecuteFunctions, run: Run, itemIn
 	return await run.once('templates', async () => await listTemplates.call(this, itemIndex, run));
 }
 
+/** The template of that ID: UUIDs are compared in one letter case, so an ID typed in capitals is the same template. */
+export function findTemplate(records: TemplateRecord[], templateId: string): TemplateRecord | undefined {
+	const wanted = templateId.toLowerCase();
+	return records.find((record) => String(record.template_id).toLowerCase() === wanted);
+}
+
 export interface TemplateVariable {
 	name: string;
 	/** What the editor shows: its name, and the words around it: "Body 2: …appointment on {2}." */

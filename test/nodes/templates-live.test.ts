@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { checkTemplate } from '../../nodes/Messaging/actions/message/sendTemplate.operation';
 import { ItemInput } from '../../nodes/shared/validation';
 import type { Emulator } from '../emulator';
-import { callResourceMapper } from '../harness';
+import { callListSearch, callResourceMapper } from '../harness';
 import { APPOINTMENT_REMINDER, mapperValue, runOn, useEmulator } from './setup';
 
 const emulator = useEmulator();
@@ -303,5 +303,28 @@ describe('bad input is found before the templates are read', () => {
 			expect.stringMatching(/templateSendBaseUrl.*\[item 1\]/),
 		]);
 		expect(emulator.requests).toEqual([]);
+	});
+});
+
+describe('a template ID in upper case', () => {
+	const upper = APPOINTMENT_REMINDER.toUpperCase();
+
+	it('is the same UUID: the template is found and its ID is sent as the account has it', async () => {
+		const run = await runOn(emulator, { parameters: sendTemplate(byId(upper), mapperValue({ body1: 'Ada', body2: 'Friday' })), items: [{}] });
+		expect(run.error).toBeUndefined();
+		expect((requestsTo('templateSend')[0].body as IDataObject).template).toBe(APPOINTMENT_REMINDER);
+		expect(run.items[0].json.template).toBe(APPOINTMENT_REMINDER);
+	});
+
+	it('the editor loads its variables, and the picker finds it by ID', async () => {
+		const fields = await callResourceMapper({
+			nodeType: 'messaging',
+			credentials: emulator.credentials,
+			parameters: { resource: 'message', operation: 'sendTemplate', template: byId(upper) },
+			method: 'getTemplateVariables',
+		});
+		expect(fields.fields.map((field) => field.id)).toEqual(['body1', 'body2']);
+		const found = await callListSearch({ nodeType: 'messaging', credentials: emulator.credentials, method: 'searchTemplates', filter: upper });
+		expect(found.results.map((result) => result.value)).toEqual([APPOINTMENT_REMINDER]);
 	});
 });

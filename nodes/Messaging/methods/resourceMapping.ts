@@ -1,13 +1,13 @@
 import type { ILoadOptionsFunctions, ResourceMapperFields } from 'n8n-workflow';
 
-import { listTemplates, templateName, templateProblem, templateVariables } from '../templates';
+import { findTemplate, listTemplates, templateName, templateProblem, templateVariables } from '../templates';
 
 /** The chosen template's variables as fields to fill in (body1..bodyN, media, visit_website). */
 export async function getTemplateVariables(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
 	const templateId = String(this.getNodeParameter('template', '', { extractValue: true }) ?? '').trim();
 	if (templateId === '') return { fields: [], emptyFieldsNotice: 'Choose a template first' };
 
-	const template = (await listTemplates.call(this)).find((record) => record.template_id === templateId);
+	const template = findTemplate(await listTemplates.call(this), templateId);
 	if (!template) {
 		return { fields: [], emptyFieldsNotice: `No template with ID ${templateId} in this account` };
 	}

@@ -7,7 +7,7 @@ import { firstOf } from '../../../shared/output';
 import type { ItemNeedingService } from '../../../shared/router';
 import type { Run, ServiceApi } from '../../../shared/transport';
 import { asText, ItemInput, quoted } from '../../../shared/validation';
-import { accountTemplates, isApproved, TEMPLATE_ID_PATTERN, templateName, templateProblem, templateVariables, variableNames } from '../../templates';
+import { accountTemplates, findTemplate, isApproved, TEMPLATE_ID_PATTERN, templateName, templateProblem, templateVariables, variableNames } from '../../templates';
 import type { TemplateRecord } from '../../templates';
 
 export const option = {
@@ -158,10 +158,11 @@ export function prepare(this: IExecuteFunctions, itemIndex: number, run: Run): I
 	const mapped = mappedValues(input, this.getNodeParameter('variables', itemIndex, {}));
 	return {
 		checkAgainstService: async () => {
-			const record = (await accountTemplates.call(this, run, itemIndex)).find((candidate) => candidate.template_id === templateId);
+			const record = findTemplate(await accountTemplates.call(this, run, itemIndex), templateId);
 			const provided = mapped ?? autoMappedValues(input, this.getInputData()[itemIndex]?.json ?? {}, record ? variableNames(record) : []);
 			const variables = checkTemplate(input, templateId, record, provided);
-			const template = templateId;
+			// The account's own spelling of the ID: the service may compare it as text.
+			const template = record!.template_id;
 			return {
 				request: {
 					api,
