@@ -1,16 +1,21 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+/*
+ * The fields below are needed, but not marked `required`: n8n refuses to run a node with an empty
+ * required field with its own "workflow has issues", which names neither the item nor the field.
+ * The node checks them itself (ItemInput) and its error names both; the description says they are needed.
+ */
+
 /** A recipient's phone number field; every send variant has one, under its own name. */
 export function phoneNumberField(name: string, displayName: string): INodeProperties {
 	return {
 		displayName,
 		name,
 		type: 'string',
-		required: true,
 		default: '',
 		placeholder: 'e.g. +14155550123',
 		description:
-			'Recipient number in international E.164 format (+, country code, number). Spaces, dashes, dots and brackets are ignored; a leading 00 counts as +.',
+			'Required. Recipient number in international E.164 format (+, country code, number). Spaces, dashes, dots and brackets are ignored; a leading 00 counts as +.',
 	};
 }
 
@@ -20,10 +25,9 @@ export function messageTextField(name: string, displayName: string): INodeProper
 		displayName,
 		name,
 		type: 'string',
-		required: true,
 		default: '',
 		typeOptions: { rows: 4 },
-		description: 'The message to send',
+		description: 'Required. The message to send.',
 	};
 }
 

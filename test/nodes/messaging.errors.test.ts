@@ -214,6 +214,53 @@ describe('bad input fails before any request, naming the item and the field', ()
 	});
 });
 
+describe('an empty field the node needs is its own error, naming the item and the field, before any request', () => {
+	const template = (value: string) => ({ __rl: true, mode: 'id', value });
+	const cases: Array<[string, string, 'messaging' | 'sandboxPlants', Record<string, unknown>, RegExp]> = [
+		['send', 'phone', 'messaging', send(), /^Phone \(phone\): must not be empty \[item 0\]$/],
+		['send', 'text', 'messaging', send(), /^Text \(text\): must not be empty \[item 0\]$/],
+		['sendDashboard', 'to', 'messaging', { resource: 'message', operation: 'sendDashboard', to: '+14155550123', text: 'x' }, /^To \(to\): must not be empty \[item 0\]$/],
+		['sendDashboard', 'text', 'messaging', { resource: 'message', operation: 'sendDashboard', to: '+14155550123', text: 'x' }, /^Text \(text\): must not be empty \[item 0\]$/],
+		['sendAlternative', 'to', 'messaging', { resource: 'message', operation: 'sendAlternative', to: '+14155550123', message: 'x' }, /^To \(to\): must not be empty \[item 0\]$/],
+		['sendAlternative', 'message', 'messaging', { resource: 'message', operation: 'sendAlternative', to: '+14155550123', message: 'x' }, /^Message \(message\): must not be empty \[item 0\]$/],
+		[
+			'sendTemplate',
+			'phoneNumber',
+			'messaging',
+			{ resource: 'message', operation: 'sendTemplate', phoneNumber: '+14155550123', template: template(APPOINTMENT_REMINDER), variables: mapperValue({ body1: 'a', body2: 'b' }) },
+			/^Phone Number \(phoneNumber\): must not be empty \[item 0\]$/,
+		],
+		[
+			'sendTemplate',
+			'template',
+			'messaging',
+			{ resource: 'message', operation: 'sendTemplate', phoneNumber: '+14155550123', template: template(APPOINTMENT_REMINDER), variables: mapperValue({ body1: 'a', body2: 'b' }) },
+			/^Template \(template\): choose a template from the list or enter its ID \[item 0\]$/,
+		],
+		['plant create', 'name', 'sandboxPlants', { operation: 'create', name: 'Fern', plantId: 1 }, /^Name \(name\): must not be empty \[item 0\]$/],
+	];
+
+	const emptied = (parameters: Record<string, unknown>, field: string, empty: string) =>
+		({ ...parameters, [field]: field === 'template' ? template(empty) : empty }) as INodeParameters;
+
+	it.each(cases)('%s: %s left empty', async (_operation, field, type, parameters, message) => {
+		// Marked required, n8n refused to run with its own "workflow has issues", naming neither.
+		const run = await runOn(emulator, { type, parameters: emptied(parameters, field, ''), items: [{ phone: '+14155550123', text: 'x' }] });
+		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeOperationError);
+		expect(run.error?.message).toMatch(message);
+		expect((run.error as { context: { itemIndex?: number } }).context.itemIndex).toBe(0);
+		expect(emulator.requests).toHaveLength(0);
+	});
+
+	it.each(cases)('%s: %s empty from an expression', async (_operation, field, type, parameters, message) => {
+		const run = await runOn(emulator, { type, parameters: emptied(parameters, field, '={{ $json.nothing }}'), items: [{ phone: '+14155550123', text: 'x', nothing: '' }] });
+		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeOperationError);
+		expect(run.error?.message).toMatch(message);
+		expect((run.error as { context: { itemIndex?: number } }).context.itemIndex).toBe(0);
+		expect(emulator.requests).toHaveLength(0);
+	});
+});
+
 describe('Continue On Fail', () => {
 	const items = [
 		{ phone: '+14155550101', text: 'a' },

@@ -98,9 +98,10 @@ describe('Sandbox Plants', () => {
 		expect(run.error?.message).toMatch(/Could not reach sandbox\.example\.invalid: the host name (was not found|could not be looked up)/);
 	});
 
-	it('an empty required field typed in is flagged by n8n before the run', async () => {
+	it("an empty name typed in is the node's own error, naming the item and the field, before the run sends anything", async () => {
 		const run = await runOn(emulator, { type: 'sandboxPlants', parameters: { operation: 'create', name: '', plantId: 5 }, items: [{}] });
-		expect(run.run.error?.message).toMatch(/has issues/);
+		expect(run.error?.name).toBe('NodeOperationError');
+		expect(run.error?.message).toBe('Name (name): must not be empty [item 0]');
 		expect(emulator.requests).toHaveLength(0);
 	});
 });

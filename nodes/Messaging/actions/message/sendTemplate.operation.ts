@@ -26,9 +26,9 @@ const properties: INodeProperties[] = [
 		displayName: 'Template',
 		name: 'template',
 		type: 'resourceLocator',
-		required: true,
+		// Not marked required: n8n's own "workflow has issues" would name neither item nor field (descriptions.ts).
 		default: { mode: 'list', value: '' },
-		description: 'The template to send. Its variables appear below once it is chosen.',
+		description: 'Required. The template to send. Its variables appear below once it is chosen.',
 		modes: [
 			{
 				displayName: 'From List',

@@ -17,10 +17,10 @@ const properties: INodeProperties[] = [
 		displayName: 'Name',
 		name: 'name',
 		type: 'string',
-		required: true,
+		// Not marked required: n8n's own "workflow has issues" would name neither item nor field (descriptions.ts).
 		default: '',
 		placeholder: 'e.g. Monstera',
-		description: 'Name of the plant',
+		description: 'Required. Name of the plant.',
 	},
 	plantIdField('Whole-number ID of the new plant'),
 	{
