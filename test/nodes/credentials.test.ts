@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { MessagingAuthorizationKeyApi } from '../../credentials/MessagingAuthorizationKeyApi.credentials';
 import { MessagingBearerApi } from '../../credentials/MessagingBearerApi.credentials';
 import { MessagingXApiKeyApi } from '../../credentials/MessagingXApiKeyApi.credentials';
-import { callCredentialTest } from '../harness';
-import { useEmulator } from './setup';
+import { callCredentialTest, loadPackage } from '../harness';
+import { APPOINTMENT_REMINDER, mapperValue, runOn, useEmulator } from './setup';
 
 const emulator = useEmulator();
 
@@ -142,5 +142,26 @@ describe('credential tests hold against answers we did not design for', () => {
 		});
 		expect(result.status).toBe('Error');
 		expect(result.message).toMatch(/^Not tested: the Sandbox Base URL is plain http on sandbox\.example\.com/);
+	});
+});
+
+describe('Templates Base URL', () => {
+	it('is needed by Send Template, which checks each message against the live template, and its hint says so', async () => {
+		const credentialData = { ...emulator.credentials.messagingBearerApi, templatesBaseUrl: '' };
+		const run = await runOn(emulator, {
+			parameters: {
+				resource: 'message',
+				operation: 'sendTemplate',
+				phoneNumber: '+14155550123',
+				template: { __rl: true, mode: 'id', value: APPOINTMENT_REMINDER },
+				variables: mapperValue({ body1: 'Ada', body2: 'Friday' }),
+			},
+			credentialData,
+		});
+		expect(run.error?.message).toMatch(/Templates Base URL \(templatesBaseUrl\) is empty/);
+		expect(emulator.requests).toHaveLength(0);
+		// As n8n loads the credential for its editor.
+		const field = loadPackage().credentialTypes.messagingBearerApi.properties.find((property) => property.name === 'templatesBaseUrl');
+		expect(field?.hint).toMatch(/Send Template.*checks each message against the live template/);
 	});
 });
