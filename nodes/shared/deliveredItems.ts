@@ -4,29 +4,38 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
  * n8n's node setting Retry On Fail runs the whole node again when it fails (or when its first
  * output item carries an error), with the same input: every item the first try delivered would
  * be sent again. While that setting is on, a run remembers what each item's request was and what
- * it answered; a retry of the same node in the same execution returns those items as they were
- * instead of sending them again. Only in this process, and only for a few minutes (n8n retries
- * at most five times, at most five seconds apart).
+ * became of it; a retry of the same node in the same execution returns those items as they were
+ * instead of sending them again. Remembered: the items delivered, and the items whose request went
+ * out and may have been carried out though they failed (a 5xx, a timeout, a dropped connection):
+ * their error says they were not sent again because that could duplicate them, and a retry of the
+ * node must keep that promise. Items never sent, or refused by the service, go again. Only in this
+ * process, and only for a few minutes (n8n retries at most five times, at most five seconds apart).
  */
 
-interface Delivered {
-	/** The request that was sent: a retry reuses the answer only for the very same request. */
+/** What became of an item's request. */
+export type Remembered = { ok: true; data: IDataObject[] } | { ok: false; error: Error };
+
+interface Entry {
+	/** The request that was sent: a retry reuses the outcome only for the very same request. */
 	request: string;
-	output: IDataObject[];
+	outcome: Remembered;
+	/** The error's description as it was made: the router adds the run's summary to it on each try. */
+	description?: unknown;
 }
 
 interface Memory {
 	storedAt: number;
-	items: Map<number, Delivered>;
+	items: Map<number, Entry>;
 }
 
 const KEEP_MS = 10 * 60_000;
 const memories = new Map<string, Memory>();
 
 export interface DeliveredItems {
-	/** What item `itemIndex` got the last time this very request was sent, if it was delivered. */
-	recall(itemIndex: number, request: unknown): IDataObject[] | undefined;
-	remember(itemIndex: number, request: unknown, output: IDataObject[]): void;
+	/** What became of item `itemIndex` the last time this very request was sent, if it is remembered. */
+	recall(itemIndex: number, request: unknown): Remembered | undefined;
+	/** The item was delivered, or (a failure) may have been: a retry must not send it again. */
+	remember(itemIndex: number, request: unknown, outcome: Remembered): void;
 	/** The node's run ended without a failure: no retry will come. */
 	forget(): void;
 }
@@ -48,11 +57,14 @@ export function deliveredItems(context: IExecuteFunctions): DeliveredItems | und
 	const items = memory.items;
 	return {
 		recall: (itemIndex, request) => {
-			const delivered = items.get(itemIndex);
-			return delivered && delivered.request === JSON.stringify(request) ? delivered.output : undefined;
+			const entry = items.get(itemIndex);
+			if (!entry || entry.request !== JSON.stringify(request)) return undefined;
+			if (!entry.outcome.ok) (entry.outcome.error as { description?: unknown }).description = entry.description;
+			return entry.outcome;
 		},
-		remember: (itemIndex, request, output) => {
-			items.set(itemIndex, { request: JSON.stringify(request), output });
+		remember: (itemIndex, request, outcome) => {
+			const description = outcome.ok ? undefined : (outcome.error as { description?: unknown }).description;
+			items.set(itemIndex, { request: JSON.stringify(request), outcome, description });
 		},
 		forget: () => {
 			memories.delete(key);

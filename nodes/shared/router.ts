@@ -125,13 +125,14 @@ export async function router(this: IExecuteFunctions, resources: Record<string, 
 	const failedCheck = results.find((result) => result && !result.ok);
 	if (failedCheck && !failedCheck.ok && !continueOnFail) throw failedCheck.error;
 
-	// Retry On Fail runs the node again: items this execution already delivered are returned, not sent again.
+	// Retry On Fail runs the node again: items this execution already delivered, or may have
+	// delivered, are returned as they were, not sent again.
 	const delivered = deliveredItems(this);
 	if (delivered) {
 		prepared.forEach((item, itemIndex) => {
-			const output = item && delivered.recall(itemIndex, item.request.body ?? item.request.path);
-			if (!output) return;
-			results[itemIndex] = { ok: true, data: output };
+			const outcome = item && delivered.recall(itemIndex, item.request.body ?? item.request.path);
+			if (!outcome) return;
+			results[itemIndex] = outcome;
 			prepared[itemIndex] = undefined;
 		});
 	}
@@ -141,7 +142,12 @@ export async function router(this: IExecuteFunctions, resources: Record<string, 
 		prepared.map((item) => item && { request: item.request, recipient: item.recipient }),
 		(itemIndex, result) => {
 			if (!result.ok) {
-				results[itemIndex] = result;
+				results[itemIndex] = { ok: false, error: result.error };
+				if (result.fateUnknown) {
+					const { request } = prepared[itemIndex]!;
+					delivered?.remember(itemIndex, request.body ?? request.path, results[itemIndex]);
+				}
+				prepared[itemIndex] = undefined;
 				return;
 			}
 			try {
@@ -149,7 +155,7 @@ export async function router(this: IExecuteFunctions, resources: Record<string, 
 				const data = Array.isArray(output) ? output : [includeRawResponse ? { ...output, rawResponse: result.body as IDataObject } : output];
 				results[itemIndex] = { ok: true, data };
 				const { request } = prepared[itemIndex]!;
-				delivered?.remember(itemIndex, request.body ?? request.path, data);
+				delivered?.remember(itemIndex, request.body ?? request.path, results[itemIndex]);
 			} catch (error) {
 				results[itemIndex] = { ok: false, error: error as Error };
 			}

@@ -266,30 +266,63 @@ describe('reads and deletes are retried after a 5xx or a timeout', () => {
 });
 
 describe("n8n's Retry On Fail on a send node", () => {
+	const retryOnFail = (continueOnFail: boolean, options: Parameters<typeof directSendParameters>[0] = { maxConcurrent: 1 }) => ({
+		type: 'messaging',
+		parameters: directSendParameters(options),
+		credentials: ['messagingBearerApi'],
+		continueOnFail,
+		retryOnFail: true,
+		maxTries: 3,
+		waitBetweenTries: 0,
+	});
+
 	it.each([false, true])('re-runs the node, and the items already delivered are not sent again (Continue On Fail: %s)', async (continueOnFail) => {
-		// A request fails for good the first time; n8n then runs the whole node again (with Continue On
-		// Fail it does so when the first output item carries an error: the first request fails then).
-		emulator.setFaults({ script: continueOnFail ? ['5xx-before'] : ['ok', 'ok', '5xx-before'] });
-		const run = await runNode({
-			node: {
-				type: 'messaging',
-				parameters: directSendParameters({ maxConcurrent: 1 }),
-				credentials: ['messagingBearerApi'],
-				continueOnFail,
-				retryOnFail: true,
-				maxTries: 3,
-				waitBetweenTries: 0,
-			},
-			items: bulkItems(4),
-			credentials: emulator.credentials as never,
-			expressionEngine: 'legacy',
-		});
+		// A request is refused for good the first time (the service says it failed: nothing was
+		// delivered); n8n then runs the whole node again (with Continue On Fail it does so when the
+		// first output item carries an error: the first request fails then).
+		emulator.setFaults({ script: continueOnFail ? ['success-false'] : ['ok', 'ok', 'success-false'] });
+		const run = await runNode({ node: retryOnFail(continueOnFail), items: bulkItems(4), credentials: emulator.credentials as never, expressionEngine: 'legacy' });
 		expect(run.error).toBeUndefined();
 		expect(run.items.every((item) => item.json.success === true)).toBe(true);
 		// Every message delivered exactly once, though the node ran twice.
 		expect(emulator.deliveries).toHaveLength(4);
 		expect(emulator.duplicates()).toEqual([]);
-		expect(sendRequests(emulator).filter((request) => request.outcome === '5xx-before')).toHaveLength(1);
+		expect(sendRequests(emulator).filter((request) => request.outcome === 'success-false')).toHaveLength(1);
+	});
+
+	it.each([
+		['5xx-after', false],
+		['5xx-after', true],
+		['reset-after', false],
+		['reset-after', true],
+	] as const)('a send whose fate is unknown (%s, Continue On Fail: %s) is not sent again: n8n gets the same failure for it', async (fault, continueOnFail) => {
+		// The fault delivers the message, then the answer is lost: the node cannot know it went.
+		emulator.setFaults({ script: continueOnFail ? [fault] : ['ok', fault] });
+		const uncertain = continueOnFail ? 0 : 1;
+		const run = await runNode({ node: retryOnFail(continueOnFail), items: bulkItems(3), credentials: emulator.credentials as never, expressionEngine: 'legacy' });
+		expect(emulator.duplicates()).toEqual([]);
+		expect(emulator.deliveries.map((delivery) => delivery.recipient).sort()).toEqual([0, 1, 2].map(phoneOf));
+		// Each message went out once: the uncertain one is not sent again, the one never sent goes on a retry.
+		expect(sendRequests(emulator).map(phoneOfRequest).sort()).toEqual([0, 1, 2].map(phoneOf));
+		if (continueOnFail) {
+			expect(run.error).toBeUndefined();
+			expect(errorText(run.items[uncertain])).toMatch(MAY_HAVE_BEEN_DELIVERED);
+			expect(run.items.filter((item) => item.json.success === true)).toHaveLength(2);
+		} else {
+			expect(run.error?.message).toMatch(MAY_HAVE_BEEN_DELIVERED);
+			expect((run.error as { context: { itemIndex?: number } }).context.itemIndex).toBe(uncertain);
+			// The summary is the run's own, not stacked up over the tries.
+			expect((run.error as { description?: string }).description?.match(/Sent before the run stopped/g)).toHaveLength(1);
+		}
+	});
+
+	it('a send abandoned when the run stopped is not sent again either', async () => {
+		// Item 0 gets no answer; item 1 is refused, which stops the run: item 0 is abandoned a
+		// second later, and may have been delivered.
+		emulator.setFaults({ script: ['hang-forever', 'success-false'] });
+		const run = await runNode({ node: retryOnFail(false, { maxConcurrent: 2 }), items: bulkItems(2), credentials: emulator.credentials as never, expressionEngine: 'legacy' });
+		expect(run.error?.message).toMatch(/The run stopped at an earlier failure while waiting for .*may have been delivered/i);
+		expect((run.error as { context: { itemIndex?: number } }).context.itemIndex).toBe(0);
+		expect(sendRequests(emulator).map(phoneOfRequest).sort()).toEqual([phoneOf(0), phoneOf(1), phoneOf(1)]);
 	});
 });
-

@@ -261,13 +261,33 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 			ticket.finish(run.deadlines.signal.aborted ? { type: 'failed' } : outcomeOf(verdict));
 		}
 		if (next.type === 'done') return next.body;
-		if (next.type === 'fail') throw next.error;
+		if (next.type === 'fail') {
+			if (verdict && fateUnknown(run, attempt, verdict)) sentWithoutAnswer.add(next.error);
+			throw next.error;
+		}
 		if (next.type === 'backoff') {
 			await interruptibleSleep(next.waitMs, lane.signal).catch((reason: unknown) => {
 				throw waitEnded(run, attempt, reason);
 			});
 		}
 	}
+}
+
+/** Errors of sends that went out and got no answer saying what became of them (see fateUnknown). */
+const sentWithoutAnswer = new WeakSet<Error>();
+
+/**
+ * Whether the failed attempt may have been carried out and was not sent again for that reason
+ * (its error says "may have been delivered"): a 5xx, a timeout or a dropped connection after it
+ * was written, or an answer the run stopped waiting for. A send only, and only while "Retry
+ * Sends After Server Errors" is off: with it on, the user chose to send such a message again.
+ */
+function fateUnknown(run: Run, attempt: Attempt, verdict: Verdict): boolean {
+	if (attempt.idempotent || run.policy.retrySendsOnServerError) return false;
+	if (verdict.type === 'retryable') return verdict.outcome.type === 'mayHaveReached';
+	// Abandoned: the attempt ended when the run gave up waiting for it (attemptOnce reads the same
+	// signal, which once aborted stays so).
+	return verdict.type === 'failed' && run.deadlines.signal.aborted;
 }
 
 type Next = { type: 'done'; body: unknown } | { type: 'fail'; error: Error } | { type: 'again' } | { type: 'backoff'; waitMs: number };
@@ -308,7 +328,8 @@ export interface Job {
 	recipient?: string;
 }
 
-export type JobResult = { ok: true; body: unknown } | { ok: false; error: Error };
+/** `fateUnknown`: the request went out and may have been carried out, though it failed; sending it again could duplicate it. */
+export type JobResult = { ok: true; body: unknown } | { ok: false; error: Error; fateUnknown: boolean };
 
 /**
  * Sends every job of a run, as many at once as the scheduler lets through, and reports each
@@ -330,7 +351,7 @@ export async function sendAll(run: Run, jobs: Array<Job | undefined>, onResult: 
 			try {
 				onResult(index, { ok: true, body: await send(run, index, jobs[index]!.request) });
 			} catch (error) {
-				onResult(index, { ok: false, error: error as Error });
+				onResult(index, { ok: false, error: error as Error, fateUnknown: sentWithoutAnswer.has(error as Error) });
 			} finally {
 				queue.done(index);
 			}
