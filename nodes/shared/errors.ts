@@ -18,8 +18,19 @@ export const isObject = (value: unknown): value is Record<string, unknown> =>
 const text = (value: unknown): string | undefined =>
 	typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 
-/** "Message sending failed | Reason: No credits" -> "No credits" (direct send bodies). */
-const DIRECT_SEND_FAILURE = /^\s*message sending failed\s*(?:\|\s*reason:\s*(.*))?$/is;
+/**
+ * The service's own failure text, "Message sending failed | Reason: No credits" -> "No credits".
+ * The spec gives it as "text like" that, so the separator before "Reason:" may be `|`, `.`, `:`
+ * or `-`, in any case. Only a text that begins with these words is a failure: a success text
+ * that mentions a reason further on stays a success.
+ */
+const SERVICE_FAILURE_TEXT = /^\s*message sending failed\s*(?:[|.:-]\s*reason\s*:\s*(.*))?$/is;
+
+/** The reason of the service's failure text, or undefined when `message` is not that text. */
+function failureText(message: string | undefined): ServiceFailure | undefined {
+	const failed = message === undefined ? null : SERVICE_FAILURE_TEXT.exec(message);
+	return failed ? { reason: text(failed[1]) ?? message! } : undefined;
+}
 
 /**
  * Reads a response body as a failure, or undefined when it reports success. Covers
@@ -30,8 +41,8 @@ const DIRECT_SEND_FAILURE = /^\s*message sending failed\s*(?:\|\s*reason:\s*(.*)
 export function readFailure(body: unknown, httpFailed: boolean): ServiceFailure | undefined {
 	if (isObject(body)) {
 		const message = text(body.message);
-		const directSend = message ? DIRECT_SEND_FAILURE.exec(message) : null;
-		if (directSend) return { reason: text(directSend[1]) ?? message! };
+		const failed = failureText(message);
+		if (failed) return failed;
 		if (isObject(body.error)) {
 			const nested = body.error;
 			return {
@@ -58,30 +69,59 @@ export function readFailure(body: unknown, httpFailed: boolean): ServiceFailure 
 /** `false`, or the text "false" that some services send instead. */
 const saysFalse = (value: unknown) => value === false || (typeof value === 'string' && value.trim().toLowerCase() === 'false');
 
+/**
+ * An `error` field that says an error happened, as its code: a number other than 0, `true`, or a
+ * text other than "", "0" and "false" (what services put next to a success to say "no error").
+ * The sandbox's documented `{error: <integer>, message}` is one of these.
+ */
+function errorFlag(value: unknown): { code?: string } | undefined {
+	if (value === true) return {};
+	if (typeof value === 'number') return value !== 0 && !Number.isNaN(value) ? { code: String(value) } : undefined;
+	const flag = text(value);
+	if (flag === undefined || flag === '0' || flag.toLowerCase() === 'false') return undefined;
+	return { code: flag };
+}
+
 /** Statuses with which an answer says the message was not sent (the alternative send's answer is not documented). */
 const FAILED_STATUSES = new Set(['failed', 'failure', 'error', 'rejected', 'undelivered']);
 
+/** APIs whose 2xx answer the spec does not give (the alternative send) or gives as no body (a sandbox delete): a `status` there is the only word. */
+const STATUS_SPEAKS: ReadonlySet<ServiceApi> = new Set(['alternative', 'sandbox']);
+
 /**
- * Whether a 2xx answer says it failed, read by the shape the spec documents for that API (part
- * 2 and 7), never by stray fields: a direct-send message fails only in the spec's failure form
- * ("Message sending failed | Reason: ..."), so a success text that mentions credits or limits
- * stays a success, and an extra `error: 0` or `error: ""` is not a failure; an `error` object,
- * `success: false` (or "false"), a sandbox `error` number other than 0, or an alternative-send
- * `status` of "failed" is.
+ * Whether a 2xx answer says it failed. The contract makes any of the four error bodies of spec
+ * part 7, or `success: false`, a failure whatever the status, and a service does not keep each
+ * API to its own error body, so every API is read for all of them: the service's failure text
+ * ("Message sending failed | Reason: ..."), an `error` object, an `error` flag (a number other
+ * than 0, `true`, a text other than "0" or "false"), or `success: false` (or "false"). Never by
+ * the words of a success: a direct-send text that mentions credits or a reason stays a success,
+ * and an extra `error: 0`, `""`, `null` or `false` is not a failure. An alternative-send or
+ * sandbox `status` of "failed" or "error" is one too.
  */
 export function readFailureOfSuccess(api: ServiceApi, body: unknown): ServiceFailure | undefined {
 	if (!isObject(body)) return undefined;
 	const message = text(body.message);
-	if (api === 'send') {
-		const failed = message ? DIRECT_SEND_FAILURE.exec(message) : null;
-		return failed ? { reason: text(failed[1]) ?? message! } : undefined;
+	const details = text(body.details);
+	const failed = failureText(message);
+	if (failed) return failed;
+	if (isObject(body.error)) {
+		const nested = body.error;
+		const code = text(nested.code) ?? (typeof nested.code === 'number' ? String(nested.code) : undefined);
+		return { reason: text(nested.message) ?? message ?? details ?? 'The service reported an error', ...(code ? { code } : {}) };
 	}
-	if (api === 'sandbox') {
-		return typeof body.error === 'number' && body.error !== 0 ? { reason: message ?? 'The service reported an error', code: String(body.error) } : undefined;
+	const flag = errorFlag(body.error);
+	if (flag) {
+		const reason = message ?? details ?? flag.code ?? 'The service reported an error';
+		// A text flag with no message is the reason itself, not also its code.
+		return { reason, ...(flag.code && flag.code !== reason ? { code: flag.code } : {}) };
 	}
-	if (isObject(body.error) || saysFalse(body.success)) return readFailure({ ...body, success: saysFalse(body.success) ? false : body.success }, false);
-	if (api === 'alternative' && typeof body.status === 'string' && FAILED_STATUSES.has(body.status.trim().toLowerCase())) {
-		return { reason: message ?? text(body.details) ?? text(body.reason) ?? `The service answered status "${body.status.trim()}"` };
+	if (saysFalse(body.success)) {
+		// The dashboard's message is a title ("Unauthorized"); its details say why ("Invalid API key").
+		const reason = message && details && details !== message ? `${message}: ${details}` : (message ?? details);
+		return { reason: reason ?? 'The service reported a failure' };
+	}
+	if (STATUS_SPEAKS.has(api) && typeof body.status === 'string' && FAILED_STATUSES.has(body.status.trim().toLowerCase())) {
+		return { reason: message ?? details ?? text(body.reason) ?? `The service answered status "${body.status.trim()}"` };
 	}
 	return undefined;
 }

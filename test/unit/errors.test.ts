@@ -2,7 +2,8 @@ import { NodeApiError } from 'n8n-workflow';
 import type { INode } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
-import { classifyFailure, FAILURE_KINDS, readFailure, serviceError } from '../../nodes/shared/errors';
+import { classifyFailure, FAILURE_KINDS, readFailure, readFailureOfSuccess, serviceError } from '../../nodes/shared/errors';
+import type { ServiceApi } from '../../nodes/shared/transport/apis';
 
 const node: INode = {
 	id: '1',
@@ -52,6 +53,66 @@ describe('readFailure: the four error bodies of spec part 7', () => {
 		expect(readFailure('Bad Gateway', true)).toEqual({ reason: 'Bad Gateway' });
 		expect(readFailure('', false)).toBeUndefined();
 		expect(readFailure([{ id: 1 }], false)).toBeUndefined();
+	});
+});
+
+const EVERY_API: ServiceApi[] = ['send', 'templateSend', 'templates', 'dashboard', 'alternative', 'sandbox'];
+
+describe('readFailureOfSuccess: a 2xx body that says it failed, for every API', () => {
+	// The contract: any of the four error bodies of spec part 7, or `success: false`, is a failure
+	// whatever the status; a service rarely keeps each API to its own error body.
+	const FAILED: Array<[string, unknown, { reason: string; code?: string }]> = [
+		['success: false', { success: false, message: 'Insufficient credits' }, { reason: 'Insufficient credits' }],
+		['success: "false"', { success: 'false', message: 'Insufficient credits' }, { reason: 'Insufficient credits' }],
+		['success: false with details', { success: false, message: 'Payment required', details: 'Insufficient credits' }, { reason: 'Payment required: Insufficient credits' }],
+		['an error object', { message: 'Accepted', error: { code: 'NO_CREDITS', message: 'Insufficient credits' } }, { reason: 'Insufficient credits', code: 'NO_CREDITS' }],
+		['error: 1', { error: 1, message: 'Insufficient credits' }, { reason: 'Insufficient credits', code: '1' }],
+		['error: "1"', { error: '1', message: 'Insufficient credits' }, { reason: 'Insufficient credits', code: '1' }],
+		['error: "404"', { error: '404', message: 'Plant not found' }, { reason: 'Plant not found', code: '404' }],
+		['error: true', { error: true, message: 'Insufficient credits' }, { reason: 'Insufficient credits' }],
+		['error: a text and no message', { error: 'Insufficient credits' }, { reason: 'Insufficient credits' }],
+		['the direct-send failure text', { message: 'Message sending failed | Reason: Insufficient credits' }, { reason: 'Insufficient credits' }],
+		['the failure text with "." before Reason', { message: 'Message sending failed. Reason: Insufficient credits' }, { reason: 'Insufficient credits' }],
+		['the failure text with ":" and lower case', { message: 'message sending failed: reason: Insufficient credits' }, { reason: 'Insufficient credits' }],
+		['the failure text with "-" and upper case', { message: 'MESSAGE SENDING FAILED - REASON: Insufficient credits' }, { reason: 'Insufficient credits' }],
+		['the failure text without a reason', { message: 'Message sending failed' }, { reason: 'Message sending failed' }],
+	];
+
+	for (const api of EVERY_API) {
+		it.each(FAILED)(`${api}: %s is a failure carrying the service's words`, (_name, body, failure) => {
+			expect(readFailureOfSuccess(api, body)).toEqual(failure);
+		});
+	}
+
+	const SUCCEEDED: Array<[string, unknown]> = [
+		['error: 0', { message: 'Message sent successfully', error: 0 }],
+		['error: "0"', { message: 'Message sent successfully', error: '0' }],
+		['error: ""', { message: 'Message sent successfully', error: '' }],
+		['error: null', { message: 'Message sent successfully', error: null }],
+		['error: false', { message: 'Message sent successfully', error: false }],
+		['error: "false"', { message: 'Message sent successfully', error: 'false' }],
+		['a success text that mentions credits', { message: 'Message sent successfully. Credits left: 12' }],
+		['a success text that mentions a reason', { message: 'Message sent successfully | Reason: scheduled for 9:00' }],
+		['a success text about a failed earlier try', { message: 'Sent on retry; first message sending failed' }],
+		['success: true', { success: true, message: 'Message sent', details: { messages: [] } }],
+		['a list', [{ name: 'Monstera' }]],
+		['no body', undefined],
+	];
+
+	for (const api of EVERY_API) {
+		it.each(SUCCEEDED)(`${api}: %s is not a failure`, (_name, body) => {
+			expect(readFailureOfSuccess(api, body)).toBeUndefined();
+		});
+	}
+
+	it.each(['alternative', 'sandbox'] as const)('%s (answer undocumented or empty): status "error" or "failed" is a failure', (api) => {
+		expect(readFailureOfSuccess(api, { status: 'error', message: 'Plant not found' })).toEqual({ reason: 'Plant not found' });
+		expect(readFailureOfSuccess(api, { status: 'failed' })).toEqual({ reason: 'The service answered status "failed"' });
+		expect(readFailureOfSuccess(api, { status: 'sent' })).toBeUndefined();
+	});
+
+	it('direct send: a stray status is not read (its answer is documented as {message})', () => {
+		expect(readFailureOfSuccess('send', { message: 'Message sent successfully', status: 'error' })).toBeUndefined();
 	});
 });
 

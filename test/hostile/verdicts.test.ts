@@ -1,0 +1,138 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- not shipped: test code, a test token (README: Lint) */
+/**
+ * How the node judges what the service says, end to end: the real engine (test/harness) against
+ * plain `node:http` servers on 127.0.0.1 that answer the way each test says. Each case counts the
+ * requests the server saw and reads the item's error: a failure the service reports carries its
+ * words (the contract's "Outcomes every operation shares"), and stops the run only when no later
+ * item can get past it.
+ */
+import type { IDataObject } from 'n8n-workflow';
+import { describe, expect, it } from 'vitest';
+
+import { runOn } from '../emulator/use';
+import { mapperValue } from '../nodes/setup';
+import { json, useServers } from './servers';
+
+const TOKEN = 'Verdict-Token-0123456789';
+const TEMPLATE_ID = '11111111-1111-4111-8111-111111111111';
+const TEMPLATE_RECORD = {
+	id: 1,
+	user_id: '99999999-9999-4999-8999-999999999999',
+	name: 'reminder',
+	category: 'UTILITY',
+	type: 'text',
+	language: 'en',
+	status: 'APPROVED',
+	variable_counts: 1,
+	template_formate: 'Hello [b:1]',
+	template_id: TEMPLATE_ID,
+};
+
+const serve = useServers();
+
+const credentialsFor = (url: string) => ({
+	messagingBearerApi: { accessToken: TOKEN, sendBaseUrl: url, templateSendBaseUrl: url, templatesBaseUrl: url, sandboxBaseUrl: url },
+	messagingAuthorizationKeyApi: { apiKey: TOKEN, dashboardUrl: url },
+	messagingXApiKeyApi: { apiKey: TOKEN, apiUrl: url },
+});
+
+const OPERATIONS = {
+	send: { parameters: { resource: 'message', operation: 'send', phone: '={{ $json.phone }}', text: 'hello' } },
+	sendTemplate: {
+		parameters: {
+			resource: 'message',
+			operation: 'sendTemplate',
+			phoneNumber: '={{ $json.phone }}',
+			template: { __rl: true, mode: 'id', value: TEMPLATE_ID },
+			variables: mapperValue({ body1: 'x' }),
+		},
+	},
+	sendDashboard: { parameters: { resource: 'message', operation: 'sendDashboard', to: '={{ $json.phone }}', text: 'hello' } },
+	sendAlternative: { parameters: { resource: 'message', operation: 'sendAlternative', to: '={{ $json.phone }}', message: 'hello' } },
+	templateGetAll: { parameters: { resource: 'template', operation: 'getAll', returnAll: true } },
+	plantCreate: { type: 'sandboxPlants', parameters: { resource: 'plant', operation: 'create', name: 'Monstera', plantId: 7 } },
+	plantDelete: { type: 'sandboxPlants', parameters: { resource: 'plant', operation: 'delete', plantId: 7 } },
+} as const;
+
+type Operation = keyof typeof OPERATIONS;
+
+async function run(url: string, operation: Operation, { items = 1, options = {}, continueOnFail = true }: { items?: number; options?: IDataObject; continueOnFail?: boolean } = {}) {
+	const spec: { type?: 'sandboxPlants'; parameters: IDataObject } = OPERATIONS[operation];
+	return await runOn(
+		{ credentials: credentialsFor(url) },
+		{
+			type: spec.type,
+			credentialType: spec.type === 'sandboxPlants' ? 'messagingBearerApi' : undefined,
+			parameters: { ...spec.parameters, options },
+			items: Array.from({ length: items }, (_, index): IDataObject => ({ phone: `+1415555${String(100 + index).padStart(4, '0')}` })),
+			continueOnFail,
+		},
+	);
+}
+
+/** Answers every request of `operation` with `body`; Send Template reads the account's templates first (to check the variables), and gets them. */
+function answering(operation: Operation, status: number, body: unknown) {
+	return serve((req, res) => {
+		if (operation === 'sendTemplate' && req.method === 'GET') return json(res, 200, [TEMPLATE_RECORD]);
+		json(res, status, body);
+	});
+}
+
+const errorOf = (item: { json: IDataObject }) => String(item.json.error ?? '');
+/** The requests of the operation itself: not Send Template's read of the templates. */
+const own = (operation: Operation, seen: Array<{ method: string }>) => seen.filter((request) => operation !== 'sendTemplate' || request.method !== 'GET');
+
+describe('a 2xx body that says it failed is a failure with the service\'s words, never "sent" or "deleted"', () => {
+	it.each([
+		['send', { success: false, message: 'Insufficient credits' }],
+		['send', { success: 'false', message: 'Insufficient credits' }],
+		['send', { error: 1, message: 'Insufficient credits' }],
+		['send', { error: '1', message: 'Insufficient credits' }],
+		['send', { error: true, message: 'Insufficient credits' }],
+		['send', { message: 'Accepted', error: { code: 'NO_CREDITS', message: 'Insufficient credits' } }],
+		['send', { message: 'Message sending failed. Reason: Insufficient credits' }],
+		['sendAlternative', { message: 'Message sending failed | Reason: Insufficient credits' }],
+		['sendAlternative', { error: 1, message: 'Insufficient credits' }],
+		['sendTemplate', { error: 1, message: 'Insufficient credits' }],
+		['sendDashboard', { error: 1, message: 'Insufficient credits' }],
+		['templateGetAll', { error: 1, message: 'Insufficient credits' }],
+		['plantDelete', { success: false, message: 'Insufficient credits' }],
+		['plantDelete', { error: { code: 'NOT_FOUND', message: 'Insufficient credits' } }],
+		['plantDelete', { error: '404', message: 'Insufficient credits' }],
+		['plantDelete', { error: true, message: 'Insufficient credits' }],
+		['plantDelete', { message: 'Message sending failed | Reason: Insufficient credits' }],
+		['plantDelete', { status: 'error', message: 'Insufficient credits' }],
+		['plantCreate', { success: false, name: 'Monstera', message: 'Insufficient credits' }],
+	] as Array<[Operation, IDataObject]>)('%s answered 200 %j: fails with "Insufficient credits", one request', async (operation, body) => {
+		const { url, seen } = await answering(operation, 200, body);
+		const result = await run(url, operation);
+		expect(own(operation, seen)).toHaveLength(1);
+		expect(result.items).toHaveLength(1);
+		expect(result.items[0].json).not.toHaveProperty('success');
+		expect(result.items[0].json).not.toHaveProperty('deleted');
+		expect(errorOf(result.items[0])).toMatch(/^Insufficient credits/);
+		// Read as what it is, not as an answer of another shape that may have been delivered.
+		expect(errorOf(result.items[0])).not.toMatch(/Unexpected answer|may have been delivered/);
+	});
+
+	it('sandbox delete answered 200 {"status":"error"} without words: a failure naming the status', async () => {
+		const { url } = await answering('plantDelete', 200, { status: 'error' });
+		const result = await run(url, 'plantDelete');
+		expect(errorOf(result.items[0])).toBe('The service answered status "error"');
+	});
+
+	it.each([
+		['send', { message: 'Message sent successfully', error: 0 }],
+		['send', { message: 'Message sent successfully', error: '0' }],
+		['send', { message: 'Message sent successfully', error: null }],
+		['send', { message: 'Message sent successfully', error: false }],
+		['send', { message: 'Message sent successfully | Reason: scheduled' }],
+		['sendAlternative', { message: 'Message sent. Credits left: 12', error: '' }],
+		['plantDelete', { message: 'Deleted', error: 0 }],
+	] as Array<[Operation, IDataObject]>)('%s answered 200 %j: still a success', async (operation, body) => {
+		const { url, seen } = await answering(operation, 200, body);
+		const result = await run(url, operation);
+		expect(own(operation, seen)).toHaveLength(1);
+		expect(result.items[0].json.error).toBeUndefined();
+	});
+});
