@@ -136,3 +136,51 @@ describe('a 2xx body that says it failed is a failure with the service\'s words,
 		expect(result.items[0].json.error).toBeUndefined();
 	});
 });
+
+describe('a 401 or 403 that is not JSON (a gateway page, an empty body) is the key refused: the run stops as for the JSON one', () => {
+	it.each([
+		[401, '', 'application/json'],
+		[401, '<html><body>401 Authorization Required</body></html>', 'text/html'],
+		[403, '<html><body>403 Forbidden</body></html>', 'text/html'],
+	] as const)('send, 3 items, Continue On Fail, HTTP %i %j: one request; each item names the host, the status and the key', async (status, body, contentType) => {
+		const { url, seen } = await serve((_req, res) => {
+			res.writeHead(status, { 'content-type': contentType });
+			res.end(body);
+		});
+		const result = await run(url, 'send', { items: 3, options: { maxConcurrent: 1 } });
+		expect(seen).toHaveLength(1);
+		const host = new URL(url).host;
+		for (const item of result.items) {
+			expect(errorOf(item)).toContain(`${host} refused the credential (HTTP ${status}`);
+			expect(JSON.stringify(item.json.details)).toMatch(/The token or key was refused/);
+		}
+		expect(JSON.stringify(result.items[1].json.details)).toMatch(/Not sent: an earlier item/);
+	});
+
+	it('the same as the JSON 401: one request, the others halted', async () => {
+		const { url, seen } = await serve((_req, res) => json(res, 401, { message: 'Message sending failed | Reason: Authentication failed' }));
+		const result = await run(url, 'send', { items: 3, options: { maxConcurrent: 1 } });
+		expect(seen).toHaveLength(1);
+		expect(result.items.map(errorOf)).toEqual(['Authentication failed', 'Authentication failed', 'Authentication failed']);
+	});
+
+	it('without Continue On Fail the run fails with it, after one request', async () => {
+		const { url, seen } = await serve((_req, res) => {
+			res.writeHead(401, { 'content-type': 'text/html' });
+			res.end('<html><body>401 Authorization Required</body></html>');
+		});
+		const result = await run(url, 'sendDashboard', { items: 3, options: { maxConcurrent: 1 }, continueOnFail: false });
+		expect(seen).toHaveLength(1);
+		expect(result.error?.message).toMatch(/refused the credential \(HTTP 401, text\/html instead of JSON\)/);
+		expect((result.error as { httpCode?: string }).httpCode).toBe('401');
+	});
+
+	it('a 400 HTML page is still an unexpected answer, not the key refused', async () => {
+		const { url } = await serve((_req, res) => {
+			res.writeHead(400, { 'content-type': 'text/html' });
+			res.end('<html><body>400 Bad Request</body></html>');
+		});
+		const result = await run(url, 'send');
+		expect(errorOf(result.items[0])).toMatch(/^Unexpected answer from .* \(HTTP 400, text\/html instead of JSON\)/);
+	});
+});

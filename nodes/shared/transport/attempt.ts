@@ -125,6 +125,13 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 		// An HTML error page or plain text: a proxy or another server answered, not the service.
 		if (status === 429) return rateLimited(attempt, status, { reason: `Rate limited by ${attempt.host} (HTTP 429)` }, body, response);
 		if (status >= 500) return serverError(attempt, status, { reason: `${attempt.host} answered HTTP ${status}` }, body);
+		// Spec 5.4: a missing or wrong key is a 401 (403 forbidden), whoever wrote the page that says
+		// so (a gateway in front of the service often does): it stops the run like the service's own.
+		if (status === 401 || status === 403) {
+			const reason = `${attempt.host} refused the credential (HTTP ${status}, ${answerKind(body, response.headers?.['content-type'])})`;
+			const error = serviceError(context.getNode(), { status, failure: { reason }, itemIndex, kind: 'authentication' });
+			return { type: 'failed', error, haltsRun: FAILURE_KINDS.authentication.stopsRun };
+		}
 		return { type: 'failed', error: unexpectedAnswerError(attempt, status, body, response.headers?.['content-type']), haltsRun: false };
 	}
 	const reason = failure ?? { reason: `The service answered HTTP ${status}` };
@@ -229,15 +236,15 @@ function redirectError(attempt: Attempt, status: number, location: unknown): Nod
 	});
 }
 
+/** What an answer that is not the service's was: "an empty body", "text/html instead of JSON", ... */
+function answerKind(body: unknown, contentType: unknown): string {
+	if (body instanceof UnreadableBody) return body.why;
+	if (typeof body !== 'string') return 'JSON of another shape';
+	return body.trim() === '' ? 'an empty body' : `${String(contentType ?? 'text').split(';')[0]} instead of JSON`;
+}
+
 function unexpectedAnswerError(attempt: Attempt, status: number, body: unknown, contentType: unknown): NodeApiError {
-	const what =
-		body instanceof UnreadableBody
-			? body.why
-			: typeof body === 'string'
-				? body.trim() === ''
-					? 'an empty body'
-					: `${String(contentType ?? 'text').split(';')[0]} instead of JSON`
-				: 'JSON of another shape';
+	const what = answerKind(body, contentType);
 	const suffix = status < 300 ? (mayHaveBeenDelivered(attempt).messageSuffix ?? '') : '';
 	const message = `Unexpected answer from ${attempt.host} (HTTP ${status}, ${what})${suffix}`;
 	return new NodeApiError(attempt.context.getNode(), { message }, {
