@@ -197,21 +197,45 @@ export const FAILURE_KINDS: Record<FailureKind, KindInfo> = {
 	other: { hint: '', stopsRun: false },
 };
 
+/** Words of a key or token refused: a reason that names them is about the credential, never about a recipient. */
+const CREDENTIAL_WORDS = String.raw`\b(?:token|api[ _-]?key|key|credentials?|api|authenticat\w*|unauthori[sz]ed|authori[sz]ed|forbidden)\b`;
+
 // Order matters: the more specific wording is tested first ("unique number limit" before
-// "limit for this number", "file size" before "attachment").
+// "limit for this number", "file size" before "attachment", and one recipient's limit before
+// the account's rate: "Message limit for this number reached (50 per hour)" names a period, but
+// it is spec part 7 condition 2, which fails that item only, not condition 7, which pauses the
+// account).
 const KIND_PATTERNS: Array<[FailureKind, RegExp]> = [
-	['uniqueNumbers', /unique (phone )?numbers?/i],
+	['uniqueNumbers', /unique (phone )?(numbers?|recipients?|contacts?)/i],
 	['fileType', /file (size|type)|size or type|unsupported (file|media)|media type|too large/i],
 	['credits', /credit|balance/i],
 	['subscription', /subscription|plan (has )?expired/i],
+	['numberLimit', /limit( \w+)? for (this|the|that|each|one|a) (phone )?(number|recipient)|per[ -](phone )?(number|recipient)|(number|recipient)(['’]s)? (message |daily |hourly )?limit/i],
 	['rateLimit', /rate.?limit|too many (requests|messages)|per (minute|hour)/i],
-	['numberLimit', /message limit|limit for (this|the) number|per number/i],
-	['notOnPlatform', /no active account|not on (the )?(messaging )?platform|not registered|not a (valid )?user/i],
+	// A "message limit" that names neither a number nor a period: one recipient's, as before.
+	['numberLimit', /message limit/i],
+	// Tested before authentication, so never on a text that names the key or token ("not an authorized user", "API key not registered").
+	[
+		'notOnPlatform',
+		new RegExp(
+			String.raw`^(?!.*${CREDENTIAL_WORDS}).*(?:no active account|(?:does not|doesn't|do not|don't) have an? (?:active )?account|not on (?:the )?(?:messaging )?platform|not registered|not an? (?:(?:active|registered|valid|existing|messaging|platform) )*user)`,
+			'is',
+		),
+	],
 	['attachment', /attachment|not public|not accessible|unreachable/i],
-	['authentication', /authenticat|unauthori[sz]ed|invalid (api )?(token|key)|(token|key) (is )?(invalid|wrong|expired|missing)|forbidden/i],
+	[
+		'authentication',
+		/authenticat|unauthori[sz]ed|not (an? )?authori[sz]ed|invalid (api )?(token|key)|(token|key) (is )?(invalid|wrong|expired|missing|revoked|unknown|not (valid|registered|recogni[sz]ed))|(token|api[ _-]?key)\b.{0,40}(not registered|no (active )?account|(does not|doesn't) have an? (active )?account)|forbidden/i,
+	],
 	['invalidPhone', /phone|e\.?164|invalid (recipient|number)/i],
 ];
 
+/**
+ * The condition a reason names, by its words first: a recognised reason wins over the status, so a
+ * 403 "Recipient does not have an active account" fails that item only, and a 429 "Message limit
+ * for this number reached" is one recipient's limit, not the account's rate. Only words that name
+ * nothing fall back on the status (401/403 the key refused, 429 the account's rate).
+ */
 export function classifyFailure(reason: string, status?: number): FailureKind {
 	for (const [kind, pattern] of KIND_PATTERNS) if (pattern.test(reason)) return kind;
 	if (status === 401 || status === 403) return 'authentication';

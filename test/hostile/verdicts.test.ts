@@ -184,3 +184,72 @@ describe('a 401 or 403 that is not JSON (a gateway page, an empty body) is the k
 		expect(errorOf(result.items[0])).toMatch(/^Unexpected answer from .* \(HTTP 400, text\/html instead of JSON\)/);
 	});
 });
+
+describe('spec part 7 conditions are judged by their words before their status', () => {
+	it('400 "Message limit for this number reached (50 per hour)": that item fails after one request, not retried as the account\'s rate', async () => {
+		const { url, seen } = await serve((_req, res) => json(res, 400, { message: 'Message sending failed | Reason: Message limit for this number reached (50 per hour)' }));
+		const result = await run(url, 'send', { options: { maxWaitSeconds: 2 } });
+		expect(seen).toHaveLength(1);
+		expect(errorOf(result.items[0])).toBe('Message limit for this number reached (50 per hour)');
+		expect(JSON.stringify(result.items[0].json.details)).toMatch(/limit for one number/);
+		expect(result.elapsedMs).toBeLessThan(1_500);
+	});
+
+	it.each([undefined, '1'])('429 "Message limit for this number reached" (Retry-After %s): only that item fails, once; the others are sent', async (retryAfter) => {
+		const limited = '+14155550100';
+		const { url, seen } = await serve((_req, res, index) => {
+			const phone = (JSON.parse(seen[index].body) as { phone: string }).phone;
+			if (phone !== limited) return json(res, 200, { message: 'Message sent successfully' });
+			res.writeHead(429, { 'content-type': 'application/json', ...(retryAfter ? { 'retry-after': retryAfter } : {}) });
+			res.end(JSON.stringify({ message: 'Message sending failed | Reason: Message limit for this number reached' }));
+		});
+		const result = await run(url, 'send', { items: 4, options: { maxWaitSeconds: 3 } });
+		expect(result.items.map((item) => item.json.success ?? errorOf(item))).toEqual(['Message limit for this number reached', true, true, true]);
+		expect(seen.filter((request) => request.body.includes(limited))).toHaveLength(1);
+		expect(seen).toHaveLength(4);
+	});
+
+	it('429 "Insufficient credits": the credits failure, the run halted after one request', async () => {
+		const { url, seen } = await serve((_req, res) => json(res, 429, { message: 'Message sending failed | Reason: Insufficient credits' }));
+		const result = await run(url, 'send', { items: 3, options: { maxConcurrent: 1, maxWaitSeconds: 2 } });
+		expect(seen).toHaveLength(1);
+		for (const item of result.items) {
+			expect(errorOf(item)).toBe('Insufficient credits');
+			expect(JSON.stringify(item.json.details)).toMatch(/Top up credits/);
+		}
+	});
+
+	it('429 whose words name nothing else stays a rate refusal: the account pauses and the item goes again', async () => {
+		const { url, seen } = await serve((_req, res, index) => {
+			if (index > 0) return json(res, 200, { message: 'Message sent successfully' });
+			res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
+			res.end(JSON.stringify({ message: 'Message sending failed | Reason: Internal delivery error' }));
+		});
+		const result = await run(url, 'send', { options: { maxWaitSeconds: 5 } });
+		expect(result.items[0].json.success).toBe(true);
+		expect(seen).toHaveLength(2);
+	});
+
+	it('429 that is not JSON (a proxy\'s page) stays a rate refusal: the item goes again', async () => {
+		const { url, seen } = await serve((_req, res, index) => {
+			if (index > 0) return json(res, 200, { message: 'Message sent successfully' });
+			res.writeHead(429, { 'content-type': 'text/html', 'retry-after': '1' });
+			res.end('<html><body>429 Too Many Requests: message limit for this number</body></html>');
+		});
+		const result = await run(url, 'send', { options: { maxWaitSeconds: 5 } });
+		expect(result.items[0].json.success).toBe(true);
+		expect(seen).toHaveLength(2);
+	});
+
+	it('403 "Recipient does not have an active account on the messaging platform": that item only, the run goes on', async () => {
+		const { url, seen } = await serve((_req, res) =>
+			json(res, 403, { message: 'Message sending failed | Reason: Recipient does not have an active account on the messaging platform' }),
+		);
+		const result = await run(url, 'send', { items: 3, options: { maxConcurrent: 1 } });
+		expect(seen).toHaveLength(3);
+		for (const item of result.items) {
+			expect(errorOf(item)).toBe('Recipient does not have an active account on the messaging platform');
+			expect(JSON.stringify(item.json.details)).toMatch(/Use another channel/);
+		}
+	});
+});

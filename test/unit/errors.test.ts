@@ -133,6 +133,44 @@ describe('classifyFailure: the ten direct-send conditions', () => {
 		expect(FAILURE_KINDS[kind as keyof typeof FAILURE_KINDS].hint).not.toBe('');
 	});
 
+	it.each([
+		['Message limit for this number reached (50 per hour)', 'numberLimit'],
+		['Rate limit exceeded for this number', 'numberLimit'],
+		['Per-number limit reached: 50 messages per hour', 'numberLimit'],
+		['Recipient limit reached (20 per hour)', 'numberLimit'],
+		['Message limit reached', 'numberLimit'],
+		['Message limit reached (100 per hour)', 'rateLimit'],
+		['Too many messages per minute', 'rateLimit'],
+		['Unique recipient limit reached', 'uniqueNumbers'],
+	])('one recipient\'s limit is not the account\'s rate, whatever period it names: %s -> %s', (reason, kind) => {
+		expect(classifyFailure(reason)).toBe(kind);
+	});
+
+	it.each([
+		['Recipient does not have an active account on the messaging platform', 'notOnPlatform'],
+		["Recipient doesn't have an account on the platform", 'notOnPlatform'],
+		['This number is not a registered user', 'notOnPlatform'],
+		['The recipient is not an active messaging user', 'notOnPlatform'],
+		['Not an authorized user', 'authentication'],
+		['API key not registered', 'authentication'],
+		['Token does not have an active account', 'authentication'],
+	])('a recipient without an account, never an auth text: %s -> %s', (reason, kind) => {
+		expect(classifyFailure(reason)).toBe(kind);
+	});
+
+	it('a recognised reason wins over the status: a 401/403 or 429 whose words name another condition', () => {
+		expect(classifyFailure('Recipient does not have an active account on the messaging platform', 403)).toBe('notOnPlatform');
+		expect(classifyFailure('Invalid phone number (not E.164)', 401)).toBe('invalidPhone');
+		expect(classifyFailure('Message limit for this number reached', 429)).toBe('numberLimit');
+		expect(classifyFailure('Insufficient credits', 429)).toBe('credits');
+		expect(classifyFailure('Subscription expired', 429)).toBe('subscription');
+		expect(classifyFailure('Unique number limit reached', 429)).toBe('uniqueNumbers');
+		expect(classifyFailure('Authentication failed', 429)).toBe('authentication');
+		// Words that name nothing else, or the rate itself: the status says it.
+		expect(classifyFailure('Internal delivery error', 429)).toBe('rateLimit');
+		expect(classifyFailure('Too many requests', 429)).toBe('rateLimit');
+	});
+
 	it('falls back on the status code', () => {
 		expect(classifyFailure('nope', 401)).toBe('authentication');
 		expect(classifyFailure('nope', 429)).toBe('rateLimit');

@@ -137,8 +137,11 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 	const reason = failure ?? { reason: `The service answered HTTP ${status}` };
 	// A 5xx is judged by its status, whatever its text says: the service may have acted on it.
 	if (status >= 500) return serverError(attempt, status, reason, body);
+	// By the words first: a 429 that says "Message limit for this number reached" is one recipient's
+	// limit and a 429 "Insufficient credits" the account's balance, not a pause of the account's
+	// rate; a 429 whose words name nothing else is classified as the rate limit by its status.
 	const kind = classifyFailure(reason.reason, status);
-	if (status === 429 || kind === 'rateLimit') return rateLimited(attempt, status, reason, body, response);
+	if (kind === 'rateLimit') return rateLimited(attempt, status, reason, body, response);
 	// A retried DELETE that finds nothing to delete: an earlier attempt did the job.
 	if (status === 404 && request.method === 'DELETE' && attempt.mayHaveActed) return { type: 'done', body: undefined };
 	return { type: 'failed', error: serviceError(context.getNode(), { status, failure: reason, itemIndex, body, kind }), haltsRun: FAILURE_KINDS[kind].stopsRun };
