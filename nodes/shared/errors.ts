@@ -10,6 +10,8 @@ export interface ServiceFailure {
 	reason: string;
 	code?: string;
 	details?: string;
+	/** The service gave no words: `reason` is the node's own ("The service reported an error"). */
+	unexplained?: true;
 }
 
 export const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -17,6 +19,10 @@ export const isObject = (value: unknown): value is Record<string, unknown> =>
 
 const text = (value: unknown): string | undefined =>
 	typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+
+/** The service's words, or when it gave none the node's own `fallback`, marked as such. */
+const saidOr = (words: string | undefined, fallback: string): ServiceFailure =>
+	words !== undefined ? { reason: words } : { reason: fallback, unexplained: true };
 
 /**
  * The service's own failure text, "Message sending failed | Reason: No credits" -> "No credits".
@@ -46,24 +52,24 @@ export function readFailure(body: unknown, httpFailed: boolean): ServiceFailure 
 		if (isObject(body.error)) {
 			const nested = body.error;
 			return {
-				reason: text(nested.message) ?? message ?? 'The service reported an error',
+				...saidOr(text(nested.message) ?? message, 'The service reported an error'),
 				code: text(nested.code) ?? (typeof nested.code === 'number' ? String(nested.code) : undefined),
 			};
 		}
 		if (typeof body.error === 'number' || typeof body.error === 'string') {
-			return { reason: message ?? text(body.error) ?? 'The service reported an error', code: String(body.error) };
+			return { ...saidOr(message ?? text(body.error), 'The service reported an error'), code: String(body.error) };
 		}
 		if (body.success === false) {
 			// The dashboard's message is a title ("Unauthorized"); its details say why ("Invalid API key").
 			const details = typeof body.details === 'string' ? text(body.details) : undefined;
 			const reason = message && details && details !== message ? `${message}: ${details}` : (message ?? details);
-			return { reason: reason ?? 'The service reported a failure' };
+			return saidOr(reason, 'The service reported a failure');
 		}
 		if (!httpFailed) return undefined;
-		return { reason: message ?? text(body.details) ?? 'The service reported an error' };
+		return saidOr(message ?? text(body.details), 'The service reported an error');
 	}
 	if (!httpFailed) return undefined;
-	return { reason: text(body) ?? 'The service answered with an error and no explanation' };
+	return saidOr(text(body), 'The service answered with an error and no explanation');
 }
 
 /** `false`, or the text "false" that some services send instead. */
@@ -107,18 +113,19 @@ export function readFailureOfSuccess(api: ServiceApi, body: unknown): ServiceFai
 	if (isObject(body.error)) {
 		const nested = body.error;
 		const code = text(nested.code) ?? (typeof nested.code === 'number' ? String(nested.code) : undefined);
-		return { reason: text(nested.message) ?? message ?? details ?? 'The service reported an error', ...(code ? { code } : {}) };
+		return { ...saidOr(text(nested.message) ?? message ?? details, 'The service reported an error'), ...(code ? { code } : {}) };
 	}
 	const flag = errorFlag(body.error);
 	if (flag) {
-		const reason = message ?? details ?? flag.code ?? 'The service reported an error';
-		// A text flag with no message is the reason itself, not also its code.
-		return { reason, ...(flag.code && flag.code !== reason ? { code: flag.code } : {}) };
+		// A text flag with no message is the reason itself ("Insufficient credits"), not also its
+		// code; a number ("404") is only a code.
+		const failure = saidOr(message ?? details ?? (flag.code !== undefined && !/^\d+$/.test(flag.code) ? flag.code : undefined), 'The service reported an error');
+		return { ...failure, ...(flag.code && flag.code !== failure.reason ? { code: flag.code } : {}) };
 	}
 	if (saysFalse(body.success)) {
 		// The dashboard's message is a title ("Unauthorized"); its details say why ("Invalid API key").
 		const reason = message && details && details !== message ? `${message}: ${details}` : (message ?? details);
-		return { reason: reason ?? 'The service reported a failure' };
+		return saidOr(reason, 'The service reported a failure');
 	}
 	if (STATUS_SPEAKS.has(api) && typeof body.status === 'string' && FAILED_STATUSES.has(body.status.trim().toLowerCase())) {
 		return { reason: message ?? details ?? text(body.reason) ?? `The service answered status "${body.status.trim()}"` };

@@ -253,3 +253,32 @@ describe('spec part 7 conditions are judged by their words before their status',
 		}
 	});
 });
+
+describe('a rate limit that does not reopen within Max Wait: the error keeps the service\'s reason', () => {
+	it('400 "Rate limit exceeded (messages per minute or per hour)" every time, 2 items, Max Wait 2 s: both items carry the reason', async () => {
+		const { url } = await serve((_req, res) => json(res, 400, { message: 'Message sending failed | Reason: Rate limit exceeded (messages per minute or per hour)' }));
+		const result = await run(url, 'send', { items: 2, options: { maxWaitSeconds: 2, maxConcurrent: 1 } });
+		for (const item of result.items) {
+			expect(errorOf(item)).toMatch(/^The account's rate limit was reached and did not reopen within Max Wait \(2 s\)/);
+			expect(errorOf(item)).toContain('The service said: Rate limit exceeded (messages per minute or per hour)');
+		}
+	});
+
+	it('429 asking for longer than Max Wait: the wait asked, then the reason', async () => {
+		const { url } = await serve((_req, res) => {
+			res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '120' });
+			res.end(JSON.stringify({ error: { code: 'RATE_LIMITED', message: 'Too many requests' } }));
+		});
+		const result = await run(url, 'sendTemplate', { options: { maxWaitSeconds: 2 } });
+		expect(errorOf(result.items[0])).toBe('Rate limited: the service asked to wait 120 s, more than Max Wait (2 s). The service said: Too many requests');
+	});
+
+	it('a 429 page with no words of the service: no reason is made up', async () => {
+		const { url } = await serve((_req, res) => {
+			res.writeHead(429, { 'content-type': 'text/html', 'retry-after': '120' });
+			res.end('<html>429</html>');
+		});
+		const result = await run(url, 'send', { options: { maxWaitSeconds: 2 } });
+		expect(errorOf(result.items[0])).toBe('Rate limited: the service asked to wait 120 s, more than Max Wait (2 s)');
+	});
+});

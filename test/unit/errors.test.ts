@@ -49,7 +49,7 @@ describe('readFailure: the four error bodies of spec part 7', () => {
 	});
 
 	it('an error status with a body of another shape, or plain text', () => {
-		expect(readFailure({ detail: 'x' }, true)).toEqual({ reason: 'The service reported an error' });
+		expect(readFailure({ detail: 'x' }, true)).toEqual({ reason: 'The service reported an error', unexplained: true });
 		expect(readFailure('Bad Gateway', true)).toEqual({ reason: 'Bad Gateway' });
 		expect(readFailure('', false)).toBeUndefined();
 		expect(readFailure([{ id: 1 }], false)).toBeUndefined();
@@ -109,6 +109,13 @@ describe('readFailureOfSuccess: a 2xx body that says it failed, for every API', 
 		expect(readFailureOfSuccess(api, { status: 'error', message: 'Plant not found' })).toEqual({ reason: 'Plant not found' });
 		expect(readFailureOfSuccess(api, { status: 'failed' })).toEqual({ reason: 'The service answered status "failed"' });
 		expect(readFailureOfSuccess(api, { status: 'sent' })).toBeUndefined();
+	});
+
+	it('a failure without words of the service is marked as such: the node adds who answered and how', () => {
+		expect(readFailureOfSuccess('send', { error: 1 })).toEqual({ reason: 'The service reported an error', code: '1', unexplained: true });
+		expect(readFailureOfSuccess('dashboard', { success: false })).toEqual({ reason: 'The service reported a failure', unexplained: true });
+		expect(readFailure([], true)).toEqual({ reason: 'The service answered with an error and no explanation', unexplained: true });
+		expect(readFailureOfSuccess('send', { error: 1, message: 'Insufficient credits' })).not.toHaveProperty('unexplained');
 	});
 
 	it('direct send: a stray status is not read (its answer is documented as {message})', () => {

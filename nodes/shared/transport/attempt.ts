@@ -8,10 +8,11 @@ import type {
 } from 'n8n-workflow';
 
 import { FAILURE_KINDS, classifyFailure, readFailure, readFailureOfSuccess, serviceError } from '../errors';
+import type { ServiceFailure } from '../errors';
 import { discard, LIST_ANSWER_MAX_BYTES, parseBody, readBody, SEND_ANSWER_MAX_BYTES, UnreadableBody, untilAborted } from './answer';
 import type { Deadlines } from './answer';
 import { SERVICE_APIS } from './apis';
-import type { ServiceRequest } from './apis';
+import type { ServiceApi, ServiceRequest } from './apis';
 import type { RequestPolicy } from './options';
 import type { LimitNotReopenedError } from './scheduler';
 import { NOT_REACHED, outcomeOfThrown, parseRetryAfter, undecodableAnswerOf } from './retryPolicy';
@@ -123,7 +124,7 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 	}
 	if (status >= 400 && !isServiceBody) {
 		// An HTML error page or plain text: a proxy or another server answered, not the service.
-		if (status === 429) return rateLimited(attempt, status, { reason: `Rate limited by ${attempt.host} (HTTP 429)` }, body, response);
+		if (status === 429) return rateLimited(attempt, status, { reason: `Rate limited by ${attempt.host} (HTTP 429)`, unexplained: true }, body, response);
 		if (status >= 500) return serverError(attempt, status, { reason: `${attempt.host} answered HTTP ${status}` }, body);
 		// Spec 5.4: a missing or wrong key is a 401 (403 forbidden), whoever wrote the page that says
 		// so (a gateway in front of the service often does): it stops the run like the service's own.
@@ -134,7 +135,7 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 		}
 		return { type: 'failed', error: unexpectedAnswerError(attempt, status, body, response.headers?.['content-type']), haltsRun: false };
 	}
-	const reason = failure ?? { reason: `The service answered HTTP ${status}` };
+	const reason: ServiceFailure = failure ?? { reason: `The service answered HTTP ${status}`, unexplained: true };
 	// A 5xx is judged by its status, whatever its text says: the service may have acted on it.
 	if (status >= 500) return serverError(attempt, status, reason, body);
 	// By the words first: a 429 that says "Message limit for this number reached" is one recipient's
@@ -147,8 +148,17 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 	return { type: 'failed', error: serviceError(context.getNode(), { status, failure: reason, itemIndex, body, kind }), haltsRun: FAILURE_KINDS[kind].stopsRun };
 }
 
-function rateLimited(attempt: Attempt, status: number, reason: { reason: string }, body: unknown, response: IN8nHttpFullResponse): Verdict {
+/**
+ * The service's words in each run's latest rate refusal, per API group. When the limit does not
+ * reopen within Max Wait, the error comes from the scheduler's wait, not from an answer, and may
+ * reach an item that was never refused itself; it still carries the service's reason (the
+ * contract). Keyed by the run's context (one per run, shared by its items), so it goes with the run.
+ */
+const lastRefusals = new WeakMap<object, Partial<Record<ServiceApi, string>>>();
+
+function rateLimited(attempt: Attempt, status: number, reason: ServiceFailure, body: unknown, response: IN8nHttpFullResponse): Verdict {
 	const retryAfterMs = parseRetryAfter(response.headers?.['retry-after']);
+	if (!reason.unexplained) lastRefusals.set(attempt.context, { ...lastRefusals.get(attempt.context), [attempt.request.api]: reason.reason });
 	return {
 		type: 'retryable',
 		outcome: { type: 'rateLimited', retryAfterMs },
@@ -187,14 +197,16 @@ function mayHaveBeenDelivered(attempt: Attempt): { messageSuffix?: string; note?
 	};
 }
 
-/** The account's rate limit did not reopen within the run's Max Wait: the run stops, in a user's words. */
+/** The account's rate limit did not reopen within the run's Max Wait: the run stops, in a user's words, then the service's. */
 export function limitNotReopenedError(attempt: Attempt, limit: LimitNotReopenedError): NodeApiError {
 	const max = `Max Wait (${seconds(limit.maxWaitMs)})`;
 	const accepted = limit.acceptedBefore > 0 ? ` after it accepted ${limit.acceptedBefore} in a row` : '';
-	const reason =
+	const said = lastRefusals.get(attempt.context)?.[attempt.request.api];
+	const reason = `${
 		limit.askedMs !== undefined
 			? `Rate limited: the service asked to wait ${Math.ceil(limit.askedMs / 1000)} s, more than ${max}`
-			: `The account's rate limit was reached${accepted} and did not reopen within ${max}: it is probably a per-hour limit`;
+			: `The account's rate limit was reached${accepted} and did not reopen within ${max}: it is probably a per-hour limit`
+	}${said !== undefined ? `. The service said: ${said}` : ''}`;
 	return serviceError(attempt.context.getNode(), {
 		status: 429,
 		failure: { reason },
