@@ -282,3 +282,33 @@ describe('a rate limit that does not reopen within Max Wait: the error keeps the
 		expect(errorOf(result.items[0])).toBe('Rate limited: the service asked to wait 120 s, more than Max Wait (2 s)');
 	});
 });
+
+describe('an answer without the service\'s words names who answered and how', () => {
+	it.each([
+		['send', 400, []],
+		['templateGetAll', 404, []],
+		['sendDashboard', 422, {}],
+	] as Array<[Operation, number, unknown]>)('%s answered HTTP %i %j: the host and the status are in the message', async (operation, status, body) => {
+		const { url } = await answering(operation, status, body);
+		const result = await run(url, operation);
+		expect(errorOf(result.items[0])).toMatch(/^The service (answered with an error and no explanation|reported an error) \(127\.0\.0\.1:\d+, HTTP \d{3}\)$/);
+		expect(errorOf(result.items[0])).toContain(`(${new URL(url).host}, HTTP ${status})`);
+	});
+
+	it('a 200 {"error":1} with no message: the node\'s words, the host, the status and the code', async () => {
+		const { url } = await answering('send', 200, { error: 1 });
+		const result = await run(url, 'send');
+		expect(errorOf(result.items[0])).toBe(`The service reported an error (${new URL(url).host}, HTTP 200) (code 1)`);
+	});
+
+	it('a 304 is named for what it is, not "a redirect to no address"', async () => {
+		const { url, seen } = await serve((_req, res) => {
+			res.writeHead(304);
+			res.end();
+		});
+		const result = await run(url, 'templateGetAll');
+		expect(seen).toHaveLength(1);
+		expect(errorOf(result.items[0])).toBe(`${new URL(url).host} answered HTTP 304 (Not Modified), which the node never asks for: the answer carries no result`);
+		expect(errorOf(result.items[0])).not.toMatch(/redirect/);
+	});
+});

@@ -135,13 +135,16 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 		}
 		return { type: 'failed', error: unexpectedAnswerError(attempt, status, body, response.headers?.['content-type']), haltsRun: false };
 	}
-	const reason: ServiceFailure = failure ?? { reason: `The service answered HTTP ${status}`, unexplained: true };
+	const said: ServiceFailure = failure ?? { reason: `The service answered HTTP ${status}`, unexplained: true };
+	// Without the service's words, the message says who answered and how (a `[]` from a proxy).
+	const reason = said.unexplained ? { ...said, reason: `${said.reason} (${attempt.host}, HTTP ${status})` } : said;
 	// A 5xx is judged by its status, whatever its text says: the service may have acted on it.
 	if (status >= 500) return serverError(attempt, status, reason, body);
-	// By the words first: a 429 that says "Message limit for this number reached" is one recipient's
-	// limit and a 429 "Insufficient credits" the account's balance, not a pause of the account's
-	// rate; a 429 whose words name nothing else is classified as the rate limit by its status.
-	const kind = classifyFailure(reason.reason, status);
+	// By the service's words first (never the host named above: it can hold "phone" or "credit"):
+	// a 429 that says "Message limit for this number reached" is one recipient's limit and a 429
+	// "Insufficient credits" the account's balance, not a pause of the account's rate; a 429 whose
+	// words name nothing else is classified as the rate limit by its status.
+	const kind = classifyFailure(said.unexplained ? '' : said.reason, status);
 	if (kind === 'rateLimit') return rateLimited(attempt, status, reason, body, response);
 	// A retried DELETE that finds nothing to delete: an earlier attempt did the job.
 	if (status === 404 && request.method === 'DELETE' && attempt.mayHaveActed) return { type: 'done', body: undefined };
@@ -234,6 +237,16 @@ function connectionError(attempt: Attempt, outcome: AttemptOutcome): NodeApiErro
 }
 
 function redirectError(attempt: Attempt, status: number, location: unknown): NodeApiError {
+	// 304 answers a request for a cached copy ("If-None-Match"), which the node never makes: not a redirect.
+	if (status === 304) {
+		const message = `${attempt.host} answered HTTP 304 (Not Modified), which the node never asks for: the answer carries no result`;
+		return new NodeApiError(attempt.context.getNode(), { message }, {
+			message,
+			description: "The service does not answer this way; a cache or proxy between n8n and the service probably did. Check the credential's base URL.",
+			httpCode: '304',
+			itemIndex: attempt.itemIndex,
+		});
+	}
 	let target = 'no address';
 	try {
 		if (typeof location === 'string') target = new URL(location, attempt.url).host;
