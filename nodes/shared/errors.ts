@@ -26,16 +26,18 @@ const saidOr = (words: string | undefined, fallback: string): ServiceFailure =>
 
 /**
  * The service's own failure text, "Message sending failed | Reason: No credits" -> "No credits".
- * The spec gives it as "text like" that, so the separator before "Reason:" may be `|`, `.`, `:`
- * or `-`, in any case. Only a text that begins with these words is a failure: a success text
- * that mentions a reason further on stays a success.
+ * The spec gives it as "text like" that, so any text that begins with "Message sending failed"
+ * is a failure, in any case; the reason is what follows a `|`, `.`, `:` or `-` (and "Reason:"),
+ * else the whole text. A success text that mentions a reason or a failure further on stays a
+ * success.
  */
-const SERVICE_FAILURE_TEXT = /^\s*message sending failed\s*(?:[|.:-]\s*reason\s*:\s*(.*))?$/is;
+const SERVICE_FAILURE_TEXT = /^\s*message sending failed\b/i;
+const REASON_AFTER = /^\s*message sending failed\s*[|.:-]\s*(?:reason\s*:\s*)?(.*)$/is;
 
 /** The reason of the service's failure text, or undefined when `message` is not that text. */
 function failureText(message: string | undefined): ServiceFailure | undefined {
-	const failed = message === undefined ? null : SERVICE_FAILURE_TEXT.exec(message);
-	return failed ? { reason: text(failed[1]) ?? message! } : undefined;
+	if (message === undefined || !SERVICE_FAILURE_TEXT.test(message)) return undefined;
+	return { reason: text(REASON_AFTER.exec(message)?.[1]) ?? message };
 }
 
 /**

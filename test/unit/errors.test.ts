@@ -76,6 +76,8 @@ describe('readFailureOfSuccess: a 2xx body that says it failed, for every API', 
 		['the failure text with ":" and lower case', { message: 'message sending failed: reason: Insufficient credits' }, { reason: 'Insufficient credits' }],
 		['the failure text with "-" and upper case', { message: 'MESSAGE SENDING FAILED - REASON: Insufficient credits' }, { reason: 'Insufficient credits' }],
 		['the failure text without a reason', { message: 'Message sending failed' }, { reason: 'Message sending failed' }],
+		['the failure text without "Reason:"', { message: 'Message sending failed: Insufficient credits' }, { reason: 'Insufficient credits' }],
+		['the failure text in other words', { message: 'Message sending failed because of insufficient credits' }, { reason: 'Message sending failed because of insufficient credits' }],
 	];
 
 	for (const api of EVERY_API) {
