@@ -316,6 +316,15 @@ describe("n8n's Retry On Fail on a send node", () => {
 		}
 	});
 
+	it.each(['wrong-shape-200', 'html-200', 'redirect-303'] as const)('a send answered %s (the node cannot tell whether it went) is not sent again either', async (fault) => {
+		emulator.setFaults({ script: ['ok', fault] });
+		const run = await runNode({ node: retryOnFail(false), items: bulkItems(3), credentials: emulator.credentials as never, expressionEngine: 'legacy' });
+		expect(run.error?.message).toMatch(MAY_HAVE_BEEN_DELIVERED);
+		expect((run.error as { context: { itemIndex?: number } }).context.itemIndex).toBe(1);
+		// Each message went out once: item 1 not again, item 2 (never sent) on a retry.
+		expect(sendRequests(emulator).map(phoneOfRequest).sort()).toEqual([0, 1, 2].map(phoneOf));
+	});
+
 	it('a send abandoned when the run stopped is not sent again either', async () => {
 		// Item 0 gets no answer; item 1 is refused, which stops the run: item 0 is abandoned a
 		// second later, and may have been delivered.

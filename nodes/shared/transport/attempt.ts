@@ -12,7 +12,7 @@ import type { ServiceFailure } from '../errors';
 import { discard, LIST_ANSWER_MAX_BYTES, parseBody, readBody, SEND_ANSWER_MAX_BYTES, UnreadableBody, untilAborted } from './answer';
 import type { Deadlines } from './answer';
 import { SERVICE_APIS } from './apis';
-import type { ServiceApi, ServiceRequest } from './apis';
+import type { ServiceRequest } from './apis';
 import type { RequestPolicy } from './options';
 import type { LimitNotReopenedError } from './scheduler';
 import { NOT_REACHED, outcomeOfThrown, parseRetryAfter, undecodableAnswerOf } from './retryPolicy';
@@ -55,7 +55,7 @@ export async function attemptOnce(
 		response = answered.value;
 		status = response.statusCode;
 		const read = await readBody(response.body, maxBytes, ends);
-		if (read.type === 'tooLarge') return { type: 'failed', error: tooLargeError(attempt, response.statusCode, read.maxBytes), haltsRun: false };
+		if (read.type === 'tooLarge') return { type: 'failed', error: tooLargeError(attempt, response.statusCode, read.maxBytes), haltsRun: false, fateUnknown: true };
 		if (read.type === 'ended') throw read.reason;
 		if (read.type === 'broken') throw read.error;
 		// Scrubbed as text, before it is parsed: keys and values alike, however deep.
@@ -66,13 +66,13 @@ export async function attemptOnce(
 	} finally {
 		timer.clear();
 	}
-	if (deadlines.signal.aborted) return { type: 'failed', error: abandonedError(attempt, deadlines.signal.reason), haltsRun: false };
+	if (deadlines.signal.aborted) return { type: 'failed', error: abandonedError(attempt, deadlines.signal.reason), haltsRun: false, fateUnknown: true };
 	// The whole answer did not come within Timeout: as a timeout, the service may have acted on it.
 	if (timer.expired && !response) thrown = { code: 'ETIMEDOUT', message: `timeout of ${attempt.policy.timeoutMs}ms exceeded` };
 	// An answer came but the HTTP layer could not decode it: not a connection failure, and not the
 	// service's answer (see undecodableAnswerOf).
 	const undecodable = response || timer.expired ? undefined : undecodableAnswerOf(thrown);
-	if (undecodable) return { type: 'failed', error: undecodableAnswerError(attempt, status, undecodable), haltsRun: false };
+	if (undecodable) return { type: 'failed', error: undecodableAnswerError(attempt, status, undecodable), haltsRun: false, fateUnknown: true };
 	try {
 		return judge(attempt, response, thrown);
 	} catch (error) {
@@ -97,7 +97,12 @@ export interface Attempt {
 
 export type Verdict =
 	| { type: 'done'; body: unknown }
-	| { type: 'failed'; error: NodeApiError; haltsRun: boolean }
+	/**
+	 * `fateUnknown`: the request was written and the answer does not say what became of it (a 2xx
+	 * of another shape, a 303, an answer too large or undecodable, one the run stopped waiting
+	 * for): for a send, its error says it may have been delivered.
+	 */
+	| { type: 'failed'; error: NodeApiError; haltsRun: boolean; fateUnknown?: boolean }
 	/** May be tried again; `error` is what the item fails with if it is not. */
 	| { type: 'retryable'; outcome: AttemptOutcome; error: () => NodeApiError };
 
@@ -110,9 +115,9 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 		return { type: 'retryable', outcome, error: () => connectionError(attempt, outcome) };
 	}
 	const status = response.statusCode;
-	if (status >= 300 && status < 400) return { type: 'failed', error: redirectError(attempt, status, response.headers?.location), haltsRun: false };
+	if (status >= 300 && status < 400) return { type: 'failed', error: redirectError(attempt, status, response.headers?.location), haltsRun: false, fateUnknown: status === 303 };
 	if (response.body instanceof UnreadableBody) {
-		return { type: 'failed', error: unexpectedAnswerError(attempt, status, response.body, response.headers?.['content-type']), haltsRun: false };
+		return { type: 'failed', error: unexpectedAnswerError(attempt, status, response.body, response.headers?.['content-type']), haltsRun: false, fateUnknown: status < 300 };
 	}
 	const body: unknown = response.body;
 
@@ -120,7 +125,7 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 	const failure = status >= 400 ? readFailure(body, true) : readFailureOfSuccess(request.api, body);
 	if (status < 300 && !failure) {
 		if (request.isSuccess(body)) return { type: 'done', body };
-		return { type: 'failed', error: unexpectedAnswerError(attempt, status, body, response.headers?.['content-type']), haltsRun: false };
+		return { type: 'failed', error: unexpectedAnswerError(attempt, status, body, response.headers?.['content-type']), haltsRun: false, fateUnknown: true };
 	}
 	if (status >= 400 && !isServiceBody) {
 		// An HTML error page or plain text: a proxy or another server answered, not the service.
@@ -151,20 +156,11 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 	return { type: 'failed', error: serviceError(context.getNode(), { status, failure: reason, itemIndex, body, kind }), haltsRun: FAILURE_KINDS[kind].stopsRun };
 }
 
-/**
- * The service's words in each run's latest rate refusal, per API group. When the limit does not
- * reopen within Max Wait, the error comes from the scheduler's wait, not from an answer, and may
- * reach an item that was never refused itself; it still carries the service's reason (the
- * contract). Keyed by the run's context (one per run, shared by its items), so it goes with the run.
- */
-const lastRefusals = new WeakMap<object, Partial<Record<ServiceApi, string>>>();
-
 function rateLimited(attempt: Attempt, status: number, reason: ServiceFailure, body: unknown, response: IN8nHttpFullResponse): Verdict {
 	const retryAfterMs = parseRetryAfter(response.headers?.['retry-after']);
-	if (!reason.unexplained) lastRefusals.set(attempt.context, { ...lastRefusals.get(attempt.context), [attempt.request.api]: reason.reason });
 	return {
 		type: 'retryable',
-		outcome: { type: 'rateLimited', retryAfterMs },
+		outcome: { type: 'rateLimited', retryAfterMs, ...(reason.unexplained ? {} : { reason: reason.reason }) },
 		error: () => serviceError(attempt.context.getNode(), { status, failure: reason, itemIndex: attempt.itemIndex, body, kind: 'rateLimit', retryAfterMs }),
 	};
 }
@@ -201,10 +197,9 @@ function mayHaveBeenDelivered(attempt: Attempt): { messageSuffix?: string; note?
 }
 
 /** The account's rate limit did not reopen within the run's Max Wait: the run stops, in a user's words, then the service's. */
-export function limitNotReopenedError(attempt: Attempt, limit: LimitNotReopenedError): NodeApiError {
+export function limitNotReopenedError(attempt: Attempt, limit: LimitNotReopenedError, said: string | undefined): NodeApiError {
 	const max = `Max Wait (${seconds(limit.maxWaitMs)})`;
 	const accepted = limit.acceptedBefore > 0 ? ` after it accepted ${limit.acceptedBefore} in a row` : '';
-	const said = lastRefusals.get(attempt.context)?.[attempt.request.api];
 	const reason = `${
 		limit.askedMs !== undefined
 			? `Rate limited: the service asked to wait ${Math.ceil(limit.askedMs / 1000)} s, more than ${max}`

@@ -128,6 +128,8 @@ interface Target {
 	secrets: Secrets;
 	account: Account;
 	lane: RunLane;
+	/** The service's words in the latest rate refusal of this run and API group: a wait that ends at Max Wait repeats them. */
+	lastRefusal?: string;
 }
 
 function targetOf(run: Run, api: ServiceApi, itemIndex: number): Promise<Target> {
@@ -213,7 +215,8 @@ export async function serviceRequest<T = unknown>(this: RequestContext, itemInde
 
 async function send(run: Run, itemIndex: number, request: ServiceRequest): Promise<unknown> {
 	const { context, policy } = run;
-	const { credentials, baseUrl, secrets, account, lane } = await targetOf(run, request.api, itemIndex);
+	const target = await targetOf(run, request.api, itemIndex);
+	const { credentials, baseUrl, secrets, lane } = target;
 	const url = `${baseUrlOf(context, request.api, baseUrl, itemIndex)}${request.path}`;
 	const attempt: Attempt = {
 		context,
@@ -246,12 +249,13 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 	};
 	let place: number | undefined;
 	for (let attemptNumber = 1; ; attemptNumber++) {
-		const ticket = await acquire(run, account, lane, attempt, place);
+		const ticket = await acquire(run, target, attempt, place);
 		place = ticket.place;
 		let verdict: Verdict | undefined;
 		let next: Next;
 		try {
 			verdict = await attemptOnce(attempt, options, credentials, run.deadlines);
+			if (verdict.type === 'retryable' && verdict.outcome.type === 'rateLimited' && verdict.outcome.reason !== undefined) target.lastRefusal = verdict.outcome.reason;
 			// Decided before the ticket is finished: a failure stops the run before the next waiting
 			// request can be let through in its place.
 			next = nextStep(run, attempt, verdict, attemptNumber);
@@ -267,7 +271,7 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 		}
 		if (next.type === 'backoff') {
 			await interruptibleSleep(next.waitMs, lane.signal).catch((reason: unknown) => {
-				throw waitEnded(run, attempt, reason);
+				throw waitEnded(run, target, attempt, reason);
 			});
 		}
 	}
@@ -279,15 +283,14 @@ const sentWithoutAnswer = new WeakSet<Error>();
 /**
  * Whether the failed attempt may have been carried out and was not sent again for that reason
  * (its error says "may have been delivered"): a 5xx, a timeout or a dropped connection after it
- * was written, or an answer the run stopped waiting for. A send only, and only while "Retry
- * Sends After Server Errors" is off: with it on, the user chose to send such a message again.
+ * was written, an answer that does not say what became of it, or one the run stopped waiting
+ * for. A send only, and only while "Retry Sends After Server Errors" is off: with it on, the user
+ * chose to send such a message again.
  */
 function fateUnknown(run: Run, attempt: Attempt, verdict: Verdict): boolean {
 	if (attempt.idempotent || run.policy.retrySendsOnServerError) return false;
 	if (verdict.type === 'retryable') return verdict.outcome.type === 'mayHaveReached';
-	// Abandoned: the attempt ended when the run gave up waiting for it (attemptOnce reads the same
-	// signal, which once aborted stays so).
-	return verdict.type === 'failed' && run.deadlines.signal.aborted;
+	return verdict.type === 'failed' && verdict.fateUnknown === true;
 }
 
 type Next = { type: 'done'; body: unknown } | { type: 'fail'; error: Error } | { type: 'again' } | { type: 'backoff'; waitMs: number };
@@ -306,19 +309,19 @@ function nextStep(run: Run, attempt: Attempt, verdict: Verdict, attemptNumber: n
 }
 
 /** The scheduler's ticket for one attempt, or the error that ends the item's wait. */
-async function acquire(run: Run, account: Account, lane: RunLane, attempt: Attempt, place: number | undefined): Promise<Ticket> {
+async function acquire(run: Run, target: Target, attempt: Attempt, place: number | undefined): Promise<Ticket> {
 	try {
-		return await account.acquire(lane, { place });
+		return await target.account.acquire(target.lane, { place });
 	} catch (reason) {
-		throw waitEnded(run, attempt, reason);
+		throw waitEnded(run, target, attempt, reason);
 	}
 }
 
 /** An item's wait ended without a start: the run stopped, another item halted it, or the limit did not reopen. */
-function waitEnded(run: Run, attempt: Attempt, reason: unknown): Error {
+function waitEnded(run: Run, target: Target, attempt: Attempt, reason: unknown): Error {
 	if (reason instanceof HaltedError) return run.failed(haltedError(attempt, reason.cause));
 	// The first item to give up stops the run; the others waiting with it were simply not sent.
-	if (reason instanceof LimitNotReopenedError) return run.signal.aborted ? new RunStoppedError() : run.failed(limitNotReopenedError(attempt, reason));
+	if (reason instanceof LimitNotReopenedError) return run.signal.aborted ? new RunStoppedError() : run.failed(limitNotReopenedError(attempt, reason, target.lastRefusal));
 	return reason as Error;
 }
 
