@@ -182,31 +182,40 @@ const schema = ['body1', 'body2'].map((id, n) => ({
 	canBeUsedToMatch: false,
 }));
 
-type TemplateModel = 'refused' | 'undecided' | { template: string; variables: Record<string, string>; phone_number: string };
+/**
+ * 'refused': by the item's own checks, before anything is read; 'refusedByTemplate': against
+ * the account's live templates, which were read first (once).
+ */
+type TemplateModel = 'refused' | 'refusedByTemplate' | 'undecided' | { template: string; variables: Record<string, string>; phone_number: string };
 
-function modelTemplateSend(phone: Input, templateId: Input, values: Array<[string, Input]>): TemplateModel {
+/**
+ * `mapped`: how the values reach the node. Mapped by hand, their types are the item's own check;
+ * mapped automatically from the item, only the template says which fields are values.
+ */
+function modelTemplateSend(phone: Input, templateId: Input, values: Array<[string, Input]>, mapped: 'byHand' | 'automatically' = 'byHand'): TemplateModel {
 	const phoneNumber = modelPhone(phone);
 	if (phoneNumber === UNDECIDED) return 'undecided';
 	if (!phoneNumber) return 'refused';
 	// Read as text like every text parameter: a list holding an ID is not an ID.
 	const template = modelText(templateId)?.trim();
 	if (template === undefined || !UUID.test(template)) return 'refused';
-	// Checked against the account's live templates: only an APPROVED template the account has
-	// (IDs compared exactly) can be sent; SPRING_SALE is REJECTED, any other UUID unknown.
-	if (template !== APPOINTMENT_REMINDER) return 'refused';
 	const variables: Record<string, string> = {};
 	for (const [name, value] of values) {
 		if (value === MISSING || value === null) continue;
 		const text = modelText(value);
-		if (text === undefined) return 'refused';
+		if (text === undefined) return mapped === 'byHand' ? 'refused' : 'refusedByTemplate';
 		variables[name] = text;
 	}
+	// Checked against the account's live templates: only an APPROVED template the account has
+	// (UUIDs compared in any letter case, sent as the account spells it) can be sent; SPRING_SALE
+	// is REJECTED, any other UUID unknown.
+	if (template.toLowerCase() !== APPOINTMENT_REMINDER.toLowerCase()) return 'refusedByTemplate';
 	// A name the template does not take is refused when it carries a value; a blank one carries
 	// nothing and is dropped (one mapping can serve templates that take different variables).
 	const unknown = Object.keys(variables).filter((name) => name !== 'body1' && name !== 'body2');
-	if (unknown.some((name) => variables[name].trim() !== '')) return 'refused';
-	if ((variables.body1 ?? '').trim() === '' || (variables.body2 ?? '').trim() === '') return 'refused';
-	return { template, variables: { body1: variables.body1, body2: variables.body2 }, phone_number: phoneNumber };
+	if (unknown.some((name) => variables[name].trim() !== '')) return 'refusedByTemplate';
+	if ((variables.body1 ?? '').trim() === '' || (variables.body2 ?? '').trim() === '') return 'refusedByTemplate';
+	return { template: APPOINTMENT_REMINDER, variables: { body1: variables.body1, body2: variables.body2 }, phone_number: phoneNumber };
 }
 
 describe('Message → Send Template', () => {
@@ -236,7 +245,8 @@ describe('Message → Send Template', () => {
 					...(extra ? [[extra[0], extra[1]] as [string, Input]] : []),
 				]);
 				if (model === 'undecided') return;
-				if (model === 'refused') return tally.refusedBeforeAnyRequest(run, 1, undefined, TEMPLATES_READ);
+				if (model === 'refused') return tally.refusedBeforeAnyRequest(run, 1);
+				if (model === 'refusedByTemplate') return tally.refusedBeforeAnyRequest(run, 1, undefined, TEMPLATES_READ);
 				tally.sentExactly(run, { api: 'templateSend', method: 'POST', body: model }, 3);
 			}),
 			fcOptions(100),
@@ -265,11 +275,16 @@ describe('Message → Send Template, variables mapped automatically from the ite
 						itemWith({ ...others, phone: VALID.phone, body1, body2 }),
 					],
 				});
-				const model = modelTemplateSend(VALID.phone, APPOINTMENT_REMINDER, [
-					['body1', body1],
-					['body2', body2],
-				]);
-				if (model === 'refused') return tally.refusedBeforeAnyRequest(run, 1, /[Vv]ariable/, TEMPLATES_READ);
+				const model = modelTemplateSend(
+					VALID.phone,
+					APPOINTMENT_REMINDER,
+					[
+						['body1', body1],
+						['body2', body2],
+					],
+					'automatically',
+				);
+				if (model === 'refused' || model === 'refusedByTemplate') return tally.refusedBeforeAnyRequest(run, 1, /[Vv]ariable/, TEMPLATES_READ);
 				tally.sentExactly(run, { api: 'templateSend', method: 'POST', body: model }, 3);
 			}),
 			fcOptions(60),
