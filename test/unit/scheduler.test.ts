@@ -531,6 +531,30 @@ describe('an account limit found from refusals', () => {
 		(await probeAgain).finish({ type: 'answered' });
 	});
 
+	it('one-item executions arriving one by one against a sliding window with Retry-After: once the limit is learned, none is refused', async () => {
+		// At the time the service named, what it had accepted goes at once; a sliding window has freed
+		// only its oldest place then, so one probe is accepted and the others are refused. Those
+		// refusals belong to the pause that probe ended: they go again under the limit it taught,
+		// and must not begin a new pause each time (which kept the learned limit from ever applying).
+		const account = new Account();
+		const svc = service(5, 5_000, 20, { retryAfter: true });
+		const runs: Array<Promise<void>> = [];
+		for (let i = 0; i < 16; i++) {
+			runs.push(svc.send(account, lane()));
+			await vi.advanceTimersByTimeAsync(600);
+		}
+		await vi.runAllTimersAsync();
+		await Promise.all(runs);
+		expect(svc.log.filter(({ accepted }) => accepted)).toHaveLength(16);
+		expect(account.state.learned).toMatchObject({ count: 5, windowMs: 5_000 });
+		const refusals = svc.log.filter(({ accepted }) => !accepted);
+		const firstRefusal = svc.log.findIndex(({ accepted }) => !accepted);
+		const learnedAt = svc.log.find(({ accepted }, index) => index > firstRefusal && accepted)!.at;
+		// The refusals of the first pause and of its batch of probes; none once the limit is known.
+		expect(refusals.filter(({ at }) => at > learnedAt + 5_000)).toEqual([]);
+		expect(refusals.length).toBeLessThanOrEqual(6);
+	});
+
 	it('a Retry-After longer than Max Wait ends the waits at once', async () => {
 		const account = new Account();
 		const run = lane({ maxWaitMs: 2_000 });

@@ -26,7 +26,9 @@ import { sleep } from 'n8n-workflow';
  *    the service had accepted (one at a time once a probe after a named time was refused);
  *    without, one probe goes at a time, each when the next round window length (1 s, 5 s, a
  *    minute, ...) has passed since the oldest answer still counted toward the service's window
- *    (it admits the next one once that answer leaves its window). An accepted probe ends the pause and teaches the limit: what
+ *    (it admits the next one once that answer leaves its window). An accepted probe ends the
+ *    pause (probes of its batch refused after it go again under the limit it taught, their
+ *    Retry-After holding, and begin no new pause) and teaches the limit: what
  *    the service accepted before it refused, per the time from the oldest of those to the probe
  *    (the round length below it, when a whole-second Retry-After made the probe late). A pause
  *    in which a request started after the refused one was accepted teaches nothing: a full
@@ -589,6 +591,14 @@ export class Account {
 		// A probe of this pause (one that started in an earlier pause speaks for that one).
 		const probe = probeOf !== undefined && probeOf === this.pause;
 		if (outcome.type === 'refused') {
+			if (probeOf !== undefined && !probe && !this.pause) {
+				// A probe of a pause that a batch-mate ended (accepted at the time the service named: a
+				// sliding window had freed only its oldest place). It goes again under the limit that
+				// probe taught, and the time it names holds; a new pause here would begin again at each
+				// named time, and the learned limit would never apply.
+				if (outcome.retryAfterMs !== undefined) this.pausedUntil = Math.max(this.pausedUntil, end + outcome.retryAfterMs);
+				return;
+			}
 			// Not a cut in concurrency: a rate refusal says the account's window is full, not that the
 			// service is congested; the pause and the learned limit govern the pace.
 			this.refused(end, seq, outcome.retryAfterMs, probe);
