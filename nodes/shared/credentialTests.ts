@@ -1,7 +1,7 @@
 import type { ICredentialsDecrypted, ICredentialTestFunctions, INodeCredentialTestResult } from 'n8n-workflow';
 
-import { readFailure, readFailureOfSuccess } from './errors';
-import { parseBody, readBody, UnreadableBody } from './transport/answer';
+import { classifyFailure, readFailure, readFailureOfSuccess } from './errors';
+import { LIST_ANSWER_MAX_BYTES, parseBody, readBody, UnreadableBody } from './transport/answer';
 import type { ServiceApi } from './transport/apis';
 import { isLoopbackHost, normalizeBaseUrl } from './transport/baseUrl';
 import type { BaseUrlPolicy } from './transport/baseUrl';
@@ -15,8 +15,21 @@ interface Probe {
 	api: ServiceApi;
 	/** Scrubbed from anything the service says back. */
 	secret: unknown;
-	/** A send endpoint probed with an empty body: a 4xx other than 401/403/404 means the key passed. */
+	/** A send endpoint probed with an empty body: its refusal of the body (a 4xx that is not about the key or the rate) means the key passed. */
 	bodyRefusalMeansKeyAccepted: boolean;
+	/** A read: the endpoint's success answer (a list), which alone shows the key was accepted. */
+	isSuccess?: (body: unknown) => boolean;
+}
+
+/** A send's answer to an empty body is small; a list of templates may run to megabytes (as the node reads it). */
+const SEND_PROBE_MAX_BYTES = 1024 * 1024;
+const PROBE_TIMEOUT_MS = 15_000;
+
+/** What kept an answer from being read, in the words the test result shows. */
+function unread(read: Exclude<Awaited<ReturnType<typeof readBody>>, { type: 'read' }>): string {
+	if (read.type === 'tooLarge') return `larger than ${Math.round(read.maxBytes / 1024 / 1024)} MB, not read`;
+	if (read.type === 'ended') return `it did not finish answering within ${PROBE_TIMEOUT_MS / 1000} s`;
+	return 'the connection broke off during the answer';
 }
 
 /**
@@ -27,7 +40,7 @@ interface Probe {
  * accepted, the empty body was not" from a failure; so these probes use the runtime's fetch
  * and set the one auth header themselves.
  */
-async function probe(this: ICredentialTestFunctions, { method, url, headers, api, secret, bodyRefusalMeansKeyAccepted }: Probe): Promise<INodeCredentialTestResult> {
+async function probe(this: ICredentialTestFunctions, { method, url, headers, api, secret, bodyRefusalMeansKeyAccepted, isSuccess }: Probe): Promise<INodeCredentialTestResult> {
 	const host = new URL(url).host;
 	if (typeof secret === 'string' && secret.trim().length < MIN_SECRET_LENGTH) {
 		return {
@@ -35,9 +48,10 @@ async function probe(this: ICredentialTestFunctions, { method, url, headers, api
 			message: `Not tested: the key is ${secret.trim().length} characters long; a key shorter than ${MIN_SECRET_LENGTH} cannot be kept out of n8n's outputs and logs. Create a new key in the API section of your account dashboard.`,
 		};
 	}
-	const signal = AbortSignal.timeout(15_000);
+	const signal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
 	let statusCode: number;
 	let body: unknown;
+	let notRead: string | undefined;
 	try {
 		const response = await fetch(url, {
 			method,
@@ -48,8 +62,9 @@ async function probe(this: ICredentialTestFunctions, { method, url, headers, api
 			signal,
 		});
 		statusCode = response.status;
-		// At most 1 MB, and within the same 15 s; scrubbed as text before it is parsed.
-		const read = await readBody(response.body, 1024 * 1024, signal);
+		// Within the same 15 s, at most what the node itself reads; scrubbed as text before it is parsed.
+		const read = await readBody(response.body, method === 'GET' ? LIST_ANSWER_MAX_BYTES : SEND_PROBE_MAX_BYTES, signal);
+		if (read.type !== 'read') notRead = unread(read);
 		const parsed = read.type === 'read' ? parseBody(scrubText(read.text, secretValues([secret]))) : undefined;
 		body = typeof parsed === 'object' && parsed !== null && !(parsed instanceof UnreadableBody) ? parsed : undefined;
 	} catch (error) {
@@ -64,12 +79,21 @@ async function probe(this: ICredentialTestFunctions, { method, url, headers, api
 	const reason = failure?.reason;
 	const because = reason ? `: ${reason}` : '';
 	if (statusCode === 401 || statusCode === 403) return { status: 'Error', message: `The key was refused (HTTP ${statusCode})${because}` };
+	// Refused for rate before the key was looked at, or refused in words about the key: neither says the key passed.
+	if (statusCode === 429) return { status: 'Error', message: `Not tested: the service is rate-limiting requests (HTTP 429)${because}; try again in a minute` };
+	if (statusCode >= 400 && reason && classifyFailure(reason, statusCode) === 'authentication') {
+		return { status: 'Error', message: `The key was refused (HTTP ${statusCode})${because}` };
+	}
 	if (statusCode === 404) return { status: 'Error', message: `Nothing answers at ${url.split('?')[0]}; check the URL` };
 	if (statusCode >= 500) return { status: 'Error', message: `The service failed (HTTP ${statusCode})${because}` };
 	if (statusCode >= 400 && !bodyRefusalMeansKeyAccepted) return { status: 'Error', message: `HTTP ${statusCode}${because}` };
+	if (notRead) return { status: 'Error', message: `Unexpected answer from ${host} (HTTP ${statusCode}): ${notRead}` };
 	if (body === undefined) return { status: 'Error', message: `Unexpected answer from ${host} (HTTP ${statusCode}, not JSON); check the URL` };
 	// A 2xx whose own words say it failed: the key was not accepted.
 	if (statusCode < 300 && failure) return { status: 'Error', message: `The service refused the request (HTTP ${statusCode})${because}` };
+	if (statusCode < 300 && isSuccess && !isSuccess(body)) {
+		return { status: 'Error', message: `Unexpected answer from ${host} (HTTP ${statusCode}, JSON of another shape than a list); check the URL` };
+	}
 	return { status: 'OK', message: 'Key accepted' };
 }
 
@@ -106,6 +130,8 @@ export async function messagingBearerApiTest(
 		api: present(data.templatesBaseUrl) ? 'templates' : 'sandbox',
 		secret: data.accessToken,
 		bodyRefusalMeansKeyAccepted: false,
+		// Spec 4.3 and 4.6: both answer a JSON array.
+		isSuccess: Array.isArray,
 	});
 }
 

@@ -21,7 +21,9 @@ export const DEFAULT_POLICY: RequestPolicy = {
 };
 
 /** The template picker and the variable fields: a person is waiting, so a short timeout and one retry. */
-export const EDITOR_POLICY: RequestPolicy = { ...DEFAULT_POLICY, maxRetries: 1, timeoutMs: 10_000, shareLimitsAcrossExecutions: false };
+// A rate limit is waited out for at most as long as one answer may take: 60 s (a run's Max Wait) is
+// far too long for someone waiting on a dropdown, and a workflow run waits for it anyway.
+export const EDITOR_POLICY: RequestPolicy = { ...DEFAULT_POLICY, maxRetries: 1, timeoutMs: 10_000, maxWaitMs: 10_000, shareLimitsAcrossExecutions: false };
 
 /** Upper bounds n8n's timers (and a person waiting for a run) can hold. */
 const MAX_TIMEOUT_SECONDS = 600;

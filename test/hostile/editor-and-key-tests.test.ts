@@ -1,0 +1,87 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- not shipped: test code, run by Node outside n8n; test keys (README: Lint) */
+/**
+ * Answers an outside review found the credential "Test" button and the editor's template calls
+ * misread: a rate refusal or a refusal in words about the key taken as "key accepted", a 200
+ * that is not a list taken as a templates answer, a templates list over 1 MB refused, a body
+ * that stalls or is too large called "not JSON", and a 429 that held the template picker for a
+ * run's Max Wait (60 s) while a person waits on a dropdown. Plain node:http servers on loopback.
+ */
+import { describe, expect, it } from 'vitest';
+
+import { callCredentialTest, callListSearch } from '../harness';
+import { json, useServers } from './servers';
+
+const KEY = 'Key-Tests-Token-0123456789';
+const serve = useServers();
+
+const keyTest = async (credentialType: 'messagingAuthorizationKeyApi' | 'messagingXApiKeyApi' | 'messagingBearerApi', url: string) =>
+	await callCredentialTest({
+		credentialType,
+		data:
+			credentialType === 'messagingBearerApi'
+				? { accessToken: KEY, templatesBaseUrl: url }
+				: credentialType === 'messagingAuthorizationKeyApi'
+					? { apiKey: KEY, dashboardUrl: url }
+					: { apiKey: KEY, apiUrl: url },
+	});
+
+describe('the credential Test button', () => {
+	it.each(['messagingAuthorizationKeyApi', 'messagingXApiKeyApi'] as const)('%s: a 429 is not "key accepted": the key was not looked at', async (credentialType) => {
+		const { url } = await serve((_req, res) => json(res, 429, { message: 'Too many requests' }));
+		const result = await keyTest(credentialType, url);
+		expect(result.status).toBe('Error');
+		expect(result.message).toMatch(/rate-limiting requests \(HTTP 429\)/);
+	});
+
+	it.each(['messagingAuthorizationKeyApi', 'messagingXApiKeyApi'] as const)('%s: a 400 whose words say the key is invalid is the key refused', async (credentialType) => {
+		const { url } = await serve((_req, res) => json(res, 400, { success: false, message: 'Unauthorized', details: 'Invalid API key' }));
+		const result = await keyTest(credentialType, url);
+		expect(result).toMatchObject({ status: 'Error' });
+		expect(result.message).toMatch(/The key was refused \(HTTP 400\): Unauthorized: Invalid API key/);
+	});
+
+	it('an empty body refused as such (400, not about the key) still shows the key passed', async () => {
+		const { url } = await serve((_req, res) => json(res, 400, { success: false, message: 'Bad request', details: 'to is required' }));
+		expect(await keyTest('messagingAuthorizationKeyApi', url)).toEqual({ status: 'OK', message: 'Key accepted' });
+	});
+
+	it('Bearer: a 200 that is not a list of templates is not "key accepted"', async () => {
+		const { url } = await serve((_req, res) => json(res, 200, {}));
+		const result = await keyTest('messagingBearerApi', url);
+		expect(result.status).toBe('Error');
+		expect(result.message).toMatch(/JSON of another shape than a list/);
+	});
+
+	it('Bearer: a list of templates over 1 MB is read like the node reads it (32 MB): key accepted', async () => {
+		const template = { id: 1, name: 'reminder', status: 'APPROVED', language: 'en', variable_counts: 1, template_formate: `Hello [b:1] ${'x'.repeat(300)}` };
+		const list = Array.from({ length: 3_500 }, (_, n) => ({ ...template, id: n, template_id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}` }));
+		expect(JSON.stringify(list).length).toBeGreaterThan(1024 * 1024);
+		const { url } = await serve((_req, res) => json(res, 200, list));
+		expect(await keyTest('messagingBearerApi', url)).toEqual({ status: 'OK', message: 'Key accepted' });
+	});
+
+	it('a send probe answered with more than 1 MB says so, not "not JSON"', async () => {
+		const { url } = await serve((_req, res) => json(res, 400, { message: 'x'.repeat(2 * 1024 * 1024) }));
+		const result = await keyTest('messagingXApiKeyApi', url);
+		expect(result.status).toBe('Error');
+		expect(result.message).toMatch(/larger than 1 MB, not read/);
+		expect(result.message).not.toContain(KEY);
+	});
+});
+
+describe('the template picker against a rate limit', () => {
+	it('a Retry-After longer than the editor waits fails at once, after one request, saying so', async () => {
+		const { url, seen } = await serve((_req, res) => {
+			res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '30' });
+			res.end(JSON.stringify({ message: 'Message sending failed | Reason: Rate limit exceeded (messages per minute or per hour)' }));
+		});
+		const picking = callListSearch({
+			nodeType: 'messaging',
+			credentials: { messagingBearerApi: { accessToken: KEY, templatesBaseUrl: url } },
+			parameters: { resource: 'message', operation: 'sendTemplate' },
+			method: 'searchTemplates',
+		});
+		await expect(picking).rejects.toThrow(/asked to wait 30 s, more than Max Wait \(10 s\)/);
+		expect(seen).toHaveLength(1);
+	});
+});
