@@ -28,9 +28,28 @@ export const LIST_TEMPLATES: ServiceRequest = {
 	isSuccess: (answer) => Array.isArray(answer) && answer.every((record) => isObject(record) && typeof record.template_id === 'string'),
 };
 
-/** All templates of the account (the API has no paging or filters). */
+/** A record the picker, the variable fields and a run can use: an object with a template ID. */
+const isUsable = (record: unknown): record is TemplateRecord => isObject(record) && typeof record.template_id === 'string' && record.template_id.trim() !== '';
+
+/**
+ * The list as the picker, the variable fields and a run read it: one record they cannot use (no
+ * template ID, not an object) is set aside rather than failing the whole list, so the account's
+ * other templates can still be chosen. A list none of whose records is usable is not a templates
+ * answer (another API behind a wrong base URL).
+ */
+const USABLE_TEMPLATES: ServiceRequest = { ...LIST_TEMPLATES, isSuccess: (answer) => Array.isArray(answer) && (answer.length === 0 || answer.some(isUsable)) };
+
+/** The account's templates (the API has no paging or filters), one record per ID (in any letter case). */
 export async function listTemplates(this: IExecuteFunctions | ILoadOptionsFunctions, itemIndex = 0, run?: Run): Promise<TemplateRecord[]> {
-	return (await serviceRequest.call(this, itemIndex, LIST_TEMPLATES, run)) as TemplateRecord[];
+	const records = (await serviceRequest.call(this, itemIndex, USABLE_TEMPLATES, run)) as unknown[];
+	const seen = new Set<string>();
+	return records.filter((record): record is TemplateRecord => {
+		if (!isUsable(record)) return false;
+		const id = record.template_id.toLowerCase();
+		if (seen.has(id)) return false;
+		seen.add(id);
+		return true;
+	});
 }
 
 /** The account's templates as the service has them now, read once per run and shared by its items. */
@@ -215,7 +234,9 @@ export function templateLabel(record: TemplateRecord): string {
 	const problem = templateProblem(record);
 	const mark = problem ? `cannot be used: ${problem}` : isApproved(record) ? '' : notSendable(record);
 	const detail = [mark, text].filter((part) => part !== '').join(': ');
-	return `${record.name}${language}${detail === '' ? '' : ` — ${detail}`}`;
+	// A record without a name is shown by its ID, never as "null" or "undefined".
+	const name = typeof record.name === 'string' && record.name.trim() !== '' ? record.name : record.template_id;
+	return `${name}${language}${detail === '' ? '' : ` — ${detail}`}`;
 }
 
 /** The picker's second line where n8n shows one: category, status and the text, shortened. */

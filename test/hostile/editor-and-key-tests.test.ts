@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { callCredentialTest, callListSearch } from '../harness';
+import { callCredentialTest, callListSearch, callResourceMapper } from '../harness';
 import { json, useServers } from './servers';
 
 const KEY = 'Key-Tests-Token-0123456789';
@@ -69,6 +69,50 @@ describe('the credential Test button', () => {
 	});
 });
 
+describe('the template picker and variable fields with records no template should have', () => {
+	const GOOD = '11111111-1111-4111-8111-111111111111';
+	const NAMELESS = '22222222-2222-4222-8222-222222222222';
+	const template = (fields: Record<string, unknown>) => ({ id: 1, name: 'reminder', status: 'APPROVED', language: 'en', variable_counts: 1, template_formate: 'Hi [b:1]', template_id: GOOD, ...fields });
+	const LIST = [
+		template({}),
+		null,
+		template({ template_id: undefined, name: 'no id' }),
+		template({ template_id: 42, name: 'numeric id' }),
+		template({ template_id: GOOD.toUpperCase(), name: 'the same ID again' }),
+		template({ template_id: NAMELESS, name: null }),
+	];
+	const editor = (url: string) => ({
+		nodeType: 'messaging',
+		credentials: { messagingBearerApi: { accessToken: KEY, templatesBaseUrl: url } },
+		parameters: { resource: 'message', operation: 'sendTemplate' },
+	});
+
+	it('one unusable record is set aside, not the whole list; a nameless one shows its ID; one entry per ID', async () => {
+		const { url } = await serve((_req, res) => json(res, 200, LIST));
+		const { results } = await callListSearch({ ...editor(url), method: 'searchTemplates' });
+		expect(results.map(({ name, value }) => [name, value])).toEqual([
+			[`${NAMELESS} (en) — Hi {1}`, NAMELESS],
+			['reminder (en) — Hi {1}', GOOD],
+		]);
+	});
+
+	it('the variable fields of a template beside such records load', async () => {
+		const { url } = await serve((_req, res) => json(res, 200, LIST));
+		const { fields } = await callResourceMapper({
+			...editor(url),
+			parameters: { resource: 'message', operation: 'sendTemplate', template: { __rl: true, mode: 'list', value: GOOD } },
+			method: 'getTemplateVariables',
+		});
+		expect(fields.map(({ id }) => id)).toEqual(['body1']);
+	});
+
+	it('a list none of whose records is a template is not a templates answer (another API behind the URL)', async () => {
+		const { url } = await serve((_req, res) => json(res, 200, [{ id: 1, title: 'a post' }]));
+		await expect(callListSearch({ ...editor(url), method: 'searchTemplates' })).rejects.toThrow(/Unexpected answer from 127\.0\.0\.1:\d+ \(HTTP 200, JSON of another shape\)/);
+	});
+});
+
+// Last in this file: the account's pause (30 s, as the service asked) holds every later editor call of the credential.
 describe('the template picker against a rate limit', () => {
 	it('a Retry-After longer than the editor waits fails at once, after one request, saying so', async () => {
 		const { url, seen } = await serve((_req, res) => {
