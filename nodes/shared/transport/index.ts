@@ -210,10 +210,17 @@ function outcomeOf(verdict: Verdict | undefined): Outcome {
  * scrubbed out, passed through run.failed.
  */
 export async function serviceRequest<T = unknown>(this: RequestContext, itemIndex: number, request: ServiceRequest, run?: Run): Promise<T> {
-	return (await send(run ?? editorRun(this as ILoadOptionsFunctions), itemIndex, request)) as T;
+	const result = await send(run ?? editorRun(this as ILoadOptionsFunctions), itemIndex, request);
+	if (!result.ok) throw result.error;
+	return result.body as T;
 }
 
-async function send(run: Run, itemIndex: number, request: ServiceRequest): Promise<unknown> {
+/**
+ * One item's request to its end: the success answer's body, or the failure its answers came to
+ * (and whether the request may have been carried out all the same). Throws when no answer was
+ * left to judge: its wait ended (a stop, a halt, Max Wait) or its credential cannot be used.
+ */
+async function send(run: Run, itemIndex: number, request: ServiceRequest): Promise<JobResult> {
 	const { context, policy } = run;
 	const target = await targetOf(run, request.api, itemIndex);
 	const { credentials, baseUrl, secrets, lane } = target;
@@ -264,11 +271,8 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 			// its verdict says: counted as accepted, an abandoned probe would end a pause and teach a limit.
 			ticket.finish(run.deadlines.signal.aborted ? { type: 'failed' } : outcomeOf(verdict));
 		}
-		if (next.type === 'done') return next.body;
-		if (next.type === 'fail') {
-			if (verdict && fateUnknown(run, attempt, verdict)) sentWithoutAnswer.add(next.error);
-			throw next.error;
-		}
+		if (next.type === 'done') return { ok: true, body: next.body };
+		if (next.type === 'fail') return { ok: false, error: next.error, fateUnknown: next.fateUnknown };
 		if (next.type === 'backoff') {
 			await interruptibleSleep(next.waitMs, lane.signal).catch((reason: unknown) => {
 				throw waitEnded(run, target, attempt, reason);
@@ -276,9 +280,6 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 		}
 	}
 }
-
-/** Errors of sends that went out and got no answer saying what became of them (see fateUnknown). */
-const sentWithoutAnswer = new WeakSet<Error>();
 
 /**
  * Whether the failed attempt may have been carried out and was not sent again for that reason
@@ -293,17 +294,17 @@ function fateUnknown(run: Run, attempt: Attempt, verdict: Verdict): boolean {
 	return verdict.type === 'failed' && verdict.fateUnknown === true;
 }
 
-type Next = { type: 'done'; body: unknown } | { type: 'fail'; error: Error } | { type: 'again' } | { type: 'backoff'; waitMs: number };
+type Next = { type: 'done'; body: unknown } | { type: 'fail'; error: Error; fateUnknown: boolean } | { type: 'again' } | { type: 'backoff'; waitMs: number };
 
 /** What an attempt's verdict means for its item and its run: the one place that decides. */
 function nextStep(run: Run, attempt: Attempt, verdict: Verdict, attemptNumber: number): Next {
 	if (verdict.type === 'done') return { type: 'done', body: verdict.body };
-	if (verdict.type === 'failed') return { type: 'fail', error: run.failed(verdict.error, verdict.haltsRun) };
+	if (verdict.type === 'failed') return { type: 'fail', error: run.failed(verdict.error, verdict.haltsRun), fateUnknown: fateUnknown(run, attempt, verdict) };
 	const { outcome } = verdict;
 	// Refused for rate: the account pauses, and this request goes again at its place.
 	if (outcome.type === 'rateLimited') return { type: 'again' };
 	const decision = decideRetry(outcome, attemptNumber, attempt.idempotent, run.policy);
-	if (!decision.retry) return { type: 'fail', error: run.failed(verdict.error()) };
+	if (!decision.retry) return { type: 'fail', error: run.failed(verdict.error()), fateUnknown: fateUnknown(run, attempt, verdict) };
 	if (outcome.type === 'mayHaveReached') attempt.mayHaveActed = true;
 	return { type: 'backoff', waitMs: decision.waitMs };
 }
@@ -352,9 +353,10 @@ export async function sendAll(run: Run, jobs: Array<Job | undefined>, onResult: 
 				continue;
 			}
 			try {
-				onResult(index, { ok: true, body: await send(run, index, jobs[index]!.request) });
+				onResult(index, await send(run, index, jobs[index]!.request));
 			} catch (error) {
-				onResult(index, { ok: false, error: error as Error, fateUnknown: sentWithoutAnswer.has(error as Error) });
+				// Its wait ended, or its credential cannot be used: nothing of it was sent.
+				onResult(index, { ok: false, error: error as Error, fateUnknown: false });
 			} finally {
 				queue.done(index);
 			}
