@@ -130,6 +130,45 @@ describe('outcomeOfThrown: never reached, or may have reached', () => {
 	});
 });
 
+/**
+ * What n8n 1.x's httpRequestWithAuthentication throws (recorded from n8n 1.123.81): a NodeApiError
+ * that keeps no cause; the network code is in `httpCode`, the original texts in `messages`, and
+ * `message` is n8n's own words for the code.
+ */
+function n8n1Error(code: string, original: string, message: string) {
+	return Object.assign(new Error(message), { name: 'NodeApiError', httpCode: code, messages: [original, original] });
+}
+
+describe("n8n 1.x's wrapped errors: the code in httpCode, the original texts in messages", () => {
+	it('a reset or a close without answer may have reached the service', () => {
+		const closed = 'The connection to the server was closed unexpectedly, perhaps it is offline. You can retry the request immediately or wait and retry later.';
+		expect(outcomeOfThrown(n8n1Error('ECONNRESET', 'read ECONNRESET', closed))).toEqual({ type: 'mayHaveReached', why: 'dropped', code: 'ECONNRESET' });
+		expect(outcomeOfThrown(n8n1Error('ECONNRESET', 'socket hang up', closed))).toEqual({ type: 'mayHaveReached', why: 'dropped', code: 'ECONNRESET' });
+	});
+
+	it('a connection never made, and a connect that timed out, never reached it', () => {
+		expect(outcomeOfThrown(n8n1Error('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:40249', 'The service refused the connection - perhaps it is offline'))).toEqual({
+			type: 'notReached',
+			code: 'ECONNREFUSED',
+		});
+		expect(outcomeOfThrown(n8n1Error('ENOTFOUND', 'getaddrinfo ENOTFOUND no-such-host.invalid', 'The connection cannot be established'))).toEqual({ type: 'notReached', code: 'ENOTFOUND' });
+		expect(outcomeOfThrown(n8n1Error('ETIMEDOUT', 'connect ETIMEDOUT 10.0.0.1:443', 'The connection timed out'))).toEqual({ type: 'notReached', code: 'ERR_SOCKET_CONNECTION_TIMEOUT' });
+		expect(outcomeOfThrown(n8n1Error('ETIMEDOUT', 'read ETIMEDOUT', 'The connection timed out'))).toEqual({ type: 'mayHaveReached', why: 'timedOut', code: 'ETIMEDOUT' });
+	});
+
+	it('an answer the parser could not read is undecodable, not a network failure', () => {
+		const error = n8n1Error('HPE_INVALID_STATUS', 'Parse Error: Invalid status code', 'Parse Error: Invalid status code');
+		expect(undecodableAnswerOf(error)).toEqual({ why: 'not readable as HTTP: Invalid status code', code: 'HPE_INVALID_STATUS' });
+		expect(outcomeOfThrown(error)).toBeUndefined();
+	});
+
+	it('an HTTP status in httpCode is neither', () => {
+		const error = n8n1Error('502', 'Request failed with status code 502', 'Bad gateway');
+		expect(outcomeOfThrown(error)).toBeUndefined();
+		expect(undecodableAnswerOf(error)).toBeUndefined();
+	});
+});
+
 describe('undecodableAnswerOf: an answer the HTTP layer could not decode', () => {
 	it('finds zlib and parser errors, however deep in the cause chain, in words and with their code', () => {
 		expect(undecodableAnswerOf(Object.assign(new Error('incorrect header check'), { code: 'Z_DATA_ERROR' }))).toEqual({

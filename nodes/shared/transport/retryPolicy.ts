@@ -86,25 +86,52 @@ const TIMED_OUT = new Set(['ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_
 /** System calls that fail before a byte of the request is written. */
 const BEFORE_WRITE_SYSCALLS = new Set(['connect', 'getaddrinfo']);
 
-/** What went wrong with an attempt that threw instead of answering; undefined when it is not a network failure. */
-export function outcomeOfThrown(error: unknown): AttemptOutcome | undefined {
+/** One level of a thrown error's cause chain, as the two readers below need it. */
+interface ErrorLevel {
+	codes: string[];
+	texts: string[];
+	/** The system call that failed, when the error says (a connect, a DNS lookup). */
+	syscall?: string;
+	reason?: unknown;
+	response?: unknown;
+}
+
+/**
+ * Each level of `error`'s cause chain (a loop ends it). n8n 2.x's helpers keep the network error
+ * as the cause of theirs; n8n 1.x's NodeApiError keeps no cause, but its `httpCode` holds the
+ * code (or an HTTP status) and its `messages` the original texts ("read ECONNRESET", "connect
+ * ETIMEDOUT 10.0.0.1:443", from which the system call is read), while `message` is n8n's own words.
+ */
+function levelsOf(error: unknown): ErrorLevel[] {
+	const levels: ErrorLevel[] = [];
 	const seen = new Set<unknown>();
-	let outcome: AttemptOutcome | undefined;
 	for (let level = error; typeof level === 'object' && level !== null && !seen.has(level); level = (level as { cause?: unknown }).cause) {
 		seen.add(level);
-		const { code, message, syscall } = level as { code?: unknown; message?: unknown; syscall?: unknown };
-		if (typeof code === 'string') {
+		const { code, httpCode, message, messages, syscall, reason, response } = level as Record<string, unknown>;
+		const codes = [code, httpCode].filter((value): value is string => typeof value === 'string' && value !== '');
+		const texts = [message, ...(Array.isArray(messages) ? messages : [])].filter((value): value is string => typeof value === 'string');
+		const failedCall = typeof syscall === 'string' ? syscall : texts.map((text) => /^(\w+) E[A-Z_]+\b/.exec(text)?.[1]).find((call) => call !== undefined);
+		levels.push({ codes: [...new Set(codes)], texts, syscall: failedCall, reason, response });
+	}
+	return levels;
+}
+
+/** What went wrong with an attempt that threw instead of answering; undefined when it is not a network failure. */
+export function outcomeOfThrown(error: unknown): AttemptOutcome | undefined {
+	let outcome: AttemptOutcome | undefined;
+	for (const { codes, texts, syscall } of levelsOf(error)) {
+		for (const code of codes) {
 			if (Object.hasOwn(NOT_REACHED, code)) return { type: 'notReached', code };
 			// A connect that timed out at the socket level never wrote the request.
-			if (code === 'ETIMEDOUT' && typeof syscall === 'string' && BEFORE_WRITE_SYSCALLS.has(syscall)) {
+			if (code === 'ETIMEDOUT' && syscall !== undefined && BEFORE_WRITE_SYSCALLS.has(syscall)) {
 				return { type: 'notReached', code: 'ERR_SOCKET_CONNECTION_TIMEOUT' };
 			}
 			if (DROPPED.has(code)) outcome ??= { type: 'mayHaveReached', why: 'dropped', code };
 			if (TIMED_OUT.has(code)) outcome ??= { type: 'mayHaveReached', why: 'timedOut', code };
 		}
-		if (typeof message === 'string') {
-			if (/timeout of \d+ms exceeded|timed out/i.test(message)) outcome ??= { type: 'mayHaveReached', why: 'timedOut' };
-			if (/socket hang up|ECONNRESET|other side closed/i.test(message)) outcome ??= { type: 'mayHaveReached', why: 'dropped', code: 'ECONNRESET' };
+		for (const text of texts) {
+			if (/timeout of \d+ms exceeded|timed out/i.test(text)) outcome ??= { type: 'mayHaveReached', why: 'timedOut' };
+			if (/socket hang up|ECONNRESET|other side closed/i.test(text)) outcome ??= { type: 'mayHaveReached', why: 'dropped', code: 'ECONNRESET' };
 		}
 	}
 	return outcome;
@@ -123,16 +150,14 @@ export function outcomeOfThrown(error: unknown): AttemptOutcome | undefined {
  * JSON is not).
  */
 export function undecodableAnswerOf(error: unknown): { why: string; code: string } | undefined {
-	const seen = new Set<unknown>();
-	for (let level = error; typeof level === 'object' && level !== null && !seen.has(level); level = (level as { cause?: unknown }).cause) {
-		seen.add(level);
-		const { code, message, reason, response } = level as { code?: unknown; message?: unknown; reason?: unknown; response?: unknown };
-		if (typeof code !== 'string') continue;
-		const text = typeof message === 'string' ? message : '';
-		if (/^Z_[A-Z_]+$/.test(code)) return { why: `a body that does not decode as its Content-Encoding says: ${text || code}`, code };
-		// The parser's own error carries the bare reason; its message adds "Parse Error: ".
-		if (code.startsWith('HPE_')) return { why: `not readable as HTTP: ${typeof reason === 'string' ? reason : text.replace(/^Parse Error: /, '')}`, code };
-		if (code === 'ERR_BAD_RESPONSE' && !response) return { why: `not readable as HTTP: ${text || code}`, code };
+	for (const { codes, texts, reason, response } of levelsOf(error)) {
+		const text = texts.find((candidate) => candidate !== '') ?? '';
+		for (const code of codes) {
+			if (/^Z_[A-Z_]+$/.test(code)) return { why: `a body that does not decode as its Content-Encoding says: ${text || code}`, code };
+			// The parser's own error carries the bare reason; its message adds "Parse Error: ".
+			if (code.startsWith('HPE_')) return { why: `not readable as HTTP: ${typeof reason === 'string' ? reason : text.replace(/^Parse Error: /, '')}`, code };
+			if (code === 'ERR_BAD_RESPONSE' && !response) return { why: `not readable as HTTP: ${text || code}`, code };
+		}
 	}
 	return undefined;
 }
