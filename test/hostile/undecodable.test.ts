@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- not shipped: test code, run by Node outside n8n; a test token (README: Lint) */
 /**
  * Answers the HTTP layer itself cannot decode, written byte for byte by a raw TCP server: a
- * body that claims gzip but is plain, a status line that is not HTTP, Content-Length beside
+ * body that claims gzip or brotli but is plain, a status line that is not HTTP, Content-Length beside
  * Transfer-Encoding, two Content-Lengths that differ. Each came after the request was written,
  * so for a send the service may have acted on it: the item fails as an unexpected answer from
  * the host that may have been delivered, never with the library's bare text, and is not sent
@@ -44,6 +44,12 @@ const UNDECODABLE: Array<[string, (body: string) => string, RegExp]> = [
 		'200 with content-encoding: gzip over a plain body',
 		(body) => `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-encoding: gzip\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
 		/\(HTTP 200, a body that does not decode as its Content-Encoding says: incorrect header check\)/,
+	],
+	[
+		'200 with content-encoding: br over a plain body',
+		// Not the body itself: a two-byte "[]" happens to read as an empty brotli stream.
+		() => `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-encoding: br\r\ncontent-length: ${SEND_BODY.length}\r\n\r\n${SEND_BODY}`,
+		/\(HTTP 200, a body that does not decode as its Content-Encoding says: Decompression failed\)/,
 	],
 	['a status line that is not HTTP', () => 'HELLO WORLD\r\n\r\n', /\(not readable as HTTP: Expected HTTP\//],
 	[

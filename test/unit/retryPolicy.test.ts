@@ -179,6 +179,11 @@ describe('undecodableAnswerOf: an answer the HTTP layer could not decode', () =>
 		const axios = Object.assign(new Error(parser.message), { code: parser.code, cause: parser });
 		expect(undecodableAnswerOf(new Error(parser.message, { cause: axios }))).toEqual({ why: 'not readable as HTTP: Duplicate Content-Length', code: 'HPE_UNEXPECTED_CONTENT_LENGTH' });
 		expect(undecodableAnswerOf({ code: 'HPE_INVALID_CONSTANT', message: 'Parse Error: Expected HTTP/' })?.why).toBe('not readable as HTTP: Expected HTTP/');
+		// Brotli's and zstd's own codes (what Node's zlib throws for each).
+		expect(undecodableAnswerOf({ code: 'ERR__ERROR_FORMAT_PADDING_1', message: 'Decompression failed' })?.code).toBe('ERR__ERROR_FORMAT_PADDING_1');
+		expect(undecodableAnswerOf({ code: 'ZSTD_error_prefix_unknown', message: 'Unknown frame descriptor' })?.why).toBe(
+			'a body that does not decode as its Content-Encoding says: Unknown frame descriptor',
+		);
 	});
 
 	it("axios's ERR_BAD_RESPONSE only without a response: with one, it is a status axios refused", () => {

@@ -137,9 +137,12 @@ export function outcomeOfThrown(error: unknown): AttemptOutcome | undefined {
 	return outcome;
 }
 
+/** Node's codes for a body that does not decompress: zlib's (gzip, deflate), brotli's, zstd's. */
+const DECOMPRESSION_CODE = /^(?:Z_[A-Z_]+|ERR__ERROR_[A-Z0-9_]+|ERR_BROTLI_[A-Z0-9_]+|ZSTD_error_\w+)$/;
+
 /**
  * An answer the HTTP layer could not decode, found on the error or anywhere in its `cause`
- * chain: a body that does not decode as its Content-Encoding says (zlib's Z_* codes), bytes
+ * chain: a body that does not decode as its Content-Encoding says (zlib's Z_* codes, brotli's and zstd's), bytes
  * that are not a well-formed HTTP answer (the parser's HPE_* codes: a broken status line,
  * Content-Length beside Transfer-Encoding, two Content-Lengths), or axios's ERR_BAD_RESPONSE
  * without a response (one with a response is a status it refused, not an unreadable answer).
@@ -153,7 +156,7 @@ export function undecodableAnswerOf(error: unknown): { why: string; code: string
 	for (const { codes, texts, reason, response } of levelsOf(error)) {
 		const text = texts.find((candidate) => candidate !== '') ?? '';
 		for (const code of codes) {
-			if (/^Z_[A-Z_]+$/.test(code)) return { why: `a body that does not decode as its Content-Encoding says: ${text || code}`, code };
+			if (DECOMPRESSION_CODE.test(code)) return { why: `a body that does not decode as its Content-Encoding says: ${text || code}`, code };
 			// The parser's own error carries the bare reason; its message adds "Parse Error: ".
 			if (code.startsWith('HPE_')) return { why: `not readable as HTTP: ${typeof reason === 'string' ? reason : text.replace(/^Parse Error: /, '')}`, code };
 			if (code === 'ERR_BAD_RESPONSE' && !response) return { why: `not readable as HTTP: ${text || code}`, code };
