@@ -70,6 +70,20 @@ describe.each(sends)('%s against answers we did not design for', (operation, api
 	});
 });
 
+// n8n's Retry On Fail runs the whole node again. On n8n 1.x the helper's error keeps the network
+// code only in its own fields: read as an unknown error, this send went out twice and the
+// execution ended as a success.
+test("n8n's Retry On Fail after a reset once the send was written: sent once, the execution fails saying it may have been delivered", async () => {
+	await e2e.emulator.setFaults({ script: ['reset-after', 'ok', 'ok'] });
+	const send = packageNode(ctx, { name: 'Send', parameters: { resource: 'message', operation: 'send', phone: '+14155550123', text: 'Hello' } });
+	const { execution } = await runNode(e2e, { ...send, retryOnFail: true, maxTries: 3, waitBetweenTries: 100 });
+	expect(execution.status).toBe('error');
+	expect(JSON.stringify(execution.raw)).toMatch(/may have been delivered/);
+	const state = await e2e.emulator.state();
+	expect(state.requests.filter((request) => request.api === 'send')).toHaveLength(1);
+	expect(state.deliveries).toBe(1);
+});
+
 describe('stopping is prompt through the real server', () => {
 	const pacedSend = (continueOnFail: boolean) =>
 		packageNode(ctx, {

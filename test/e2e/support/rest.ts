@@ -41,6 +41,10 @@ export interface WorkflowNode {
 	credentials?: Record<string, { id: string; name: string }>;
 	continueOnFail?: boolean;
 	onError?: 'continueRegularOutput' | 'continueErrorOutput' | 'stopWorkflow';
+	/** n8n's node setting Retry On Fail: the whole node runs again, up to maxTries, waitBetweenTries ms apart. */
+	retryOnFail?: boolean;
+	maxTries?: number;
+	waitBetweenTries?: number;
 	webhookId?: string;
 	disabled?: boolean;
 }
