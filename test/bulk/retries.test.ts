@@ -127,6 +127,18 @@ describe('429: the whole run waits for Retry-After', () => {
 		expect(sendRequests(emulator)).toHaveLength(1);
 	});
 
+	it('a gateway that keeps refusing with a Retry-After of 0.01 s is tried every 250 ms at most, not once per round trip, until Max Wait', async () => {
+		emulator.setFaults({ rateLimit: { limit: 0, windowMs: 3_600_000 }, retryAfter: '0.01' });
+		const run = await runOn(emulator, { parameters: directSendParameters({ maxWaitSeconds: 2 }), items: bulkItems(1) });
+		expect(run.error?.message).toMatch(/rate limit/i);
+		// The refusal that begins the pause, its probe 10 ms later, then one per 250 ms and the last at
+		// Max Wait: at most 2 + 2 s / 250 ms + 1. Before the gap a probe went every few milliseconds.
+		const sends = sendRequests(emulator);
+		expect(sends.every((request) => request.outcome === 'rate-limited')).toBe(true);
+		expect(sends.length).toBeLessThanOrEqual(11);
+		expect(emulator.deliveries).toHaveLength(0);
+	});
+
 	it('a Retry-After within Max Wait is waited for (Max Wait is a cap, not a wait)', async () => {
 		emulator.setFaults({ rateLimit: { limit: 1, windowMs: 60_000, retryAfterSeconds: 1 } });
 		const run = await runOn(emulator, {

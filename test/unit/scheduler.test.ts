@@ -455,6 +455,31 @@ describe('an account limit found from refusals', () => {
 		await Promise.all(waiting);
 	});
 
+	it('a service that keeps refusing with a Retry-After of a millisecond is probed at most every 250 ms, not once per round trip', async () => {
+		const account = new Account();
+		const run = lane({ maxWaitMs: 10_000 });
+		const starts: number[] = [];
+		const job = (async () => {
+			let place: number | undefined;
+			for (;;) {
+				const ticket = await account.acquire(run, { place });
+				place = ticket.place;
+				starts.push(Date.now());
+				await new Promise((resolve) => setTimeout(resolve, 5));
+				ticket.finish({ type: 'refused', retryAfterMs: 1 });
+			}
+		})();
+		const ended = expect(job).rejects.toBeInstanceOf(LimitNotReopenedError);
+		await vi.advanceTimersByTimeAsync(11_000);
+		await ended;
+		// Before the gap: 1,669 requests in the 10 s of Max Wait, one per 6 ms. The last probe goes at
+		// Max Wait itself, however soon after the one before.
+		const gaps = starts.slice(2, -1).map((start, i) => start - starts[i + 1]);
+		expect(Math.min(...gaps)).toBeGreaterThanOrEqual(250);
+		expect(starts.length).toBeLessThanOrEqual(3 + 10_000 / 250);
+		expect(account.state).toMatchObject({ inFlight: 0, queued: 0 });
+	});
+
 	it('a run that gave up at Max Wait leaves no pause behind: once the limit is gone, a later run sends (it probes, it does not fail without a request)', async () => {
 		const account = new Account();
 		const svc = service(2, 3_600_000, 20);

@@ -22,7 +22,8 @@ import { sleep } from 'n8n-workflow';
  * 4. The user's per-second/per-minute limits: starts spaced evenly from the run's start and
  *    never more than the limit in any window (a request counts from its start until a window
  *    after its answer), as before.
- * 5. A rate refusal pauses the account. With Retry-After, until then, when as many probes go as
+ * 5. A rate refusal pauses the account; its probes go at least 250 ms apart (a batch goes
+ *    together, the last goes at Max Wait). With Retry-After, until then, when as many probes go as
  *    the service had accepted (one at a time once a probe after a named time was refused);
  *    without, one probe goes at a time, each when the next round window length (1 s, 5 s, a
  *    minute, ...) has passed since the oldest answer still counted toward the service's window
@@ -645,10 +646,14 @@ export class Account {
 		else this.pause.nextProbeAt = this.nextProbe(now);
 	}
 
-	/** Retry-After: the service said when; nothing starts before, and the probe goes then. */
+	/**
+	 * Retry-After: the service said when; nothing starts before, and the probe goes then, but never
+	 * sooner than PROBE_MIN_GAP_MS after the last probe: a gateway that keeps refusing with a
+	 * fraction of a second ("0.001") would otherwise be probed once per round trip until Max Wait.
+	 */
 	private askedToWait(now: number, retryAfterMs: number): void {
 		const pause = this.pause!;
-		pause.nextProbeAt = Math.max(pause.probing > 0 ? 0 : pause.nextProbeAt, now + retryAfterMs);
+		pause.nextProbeAt = Math.max(pause.probing > 0 ? 0 : pause.nextProbeAt, now + retryAfterMs, this.lastProbeAt + PROBE_MIN_GAP_MS);
 		if (pause.refusedProbes === 0) pause.batch = Math.max(1, pause.accepted);
 		this.pausedUntil = Math.max(this.pausedUntil, now + retryAfterMs);
 	}
