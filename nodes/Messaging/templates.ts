@@ -165,37 +165,50 @@ function around(text: string, token: string, max: number): string | undefined {
 /** A variable's label, whole (n8n 2.41 shows about 26 characters of it). */
 const LABEL_LENGTH = 26;
 
+/** The variables a template takes: every name it may get, and those it must get. */
+interface TemplateVariableNames {
+	names: string[];
+	required: string[];
+}
+
 /** The variable names of each record already read: every item of a run asks for its template's. */
-const variableNamesOf = new WeakMap<TemplateRecord, string[]>();
+const variableNamesOf = new WeakMap<TemplateRecord, TemplateVariableNames>();
 
 /**
- * The variable names a template takes: body1..bodyN, plus `media` when it has a media header
- * and `visit_website` when it has a dynamic button link. `variable_counts` counts every
- * placeholder; `template_formate` shows which kinds there are. When the count is missing,
- * the body placeholders of the format string are counted instead.
+ * The variables a template takes: body1..bodyN, plus `media` when it has a media header and
+ * `visit_website` when it has a dynamic button link. `template_formate` shows where each sits;
+ * `variable_counts` counts them. The two can disagree (a count of the body placeholders only, or
+ * one left stale after an edit): a placeholder the format shows is always a variable, and needs a
+ * value; bodies the count adds beyond them may be given. Without placeholders in the format, the
+ * count alone says how many bodies there are, each needing a value.
  */
-export function variableNames(record: TemplateRecord): string[] {
+function namesOf(record: TemplateRecord): TemplateVariableNames {
 	const known = variableNamesOf.get(record);
 	if (known) return known;
-	if (templateProblem(record)) return [];
+	if (templateProblem(record)) return { names: [], required: [] };
 	const format = typeof record.template_formate === 'string' ? record.template_formate : '';
 	const found = [...format.matchAll(PLACEHOLDER)].map(variableOf);
 	const hasMedia = found.includes('media');
 	const hasButton = found.includes('visit_website');
+	const shownBodies = Math.max(0, ...found.filter((name) => name.startsWith('body')).map((name) => Number(name.slice('body'.length))));
 	const count = Number(record.variable_counts);
-	let bodies: number;
-	if (Number.isInteger(count) && count >= 0) {
-		bodies = Math.max(0, count - Number(hasMedia) - Number(hasButton));
-	} else {
-		const numbers = found.filter((name) => name.startsWith('body')).map((name) => Number(name.slice('body'.length)));
-		bodies = numbers.length > 0 ? Math.max(...numbers) : 0;
-	}
-	const names = Array.from({ length: bodies }, (_, n) => `body${n + 1}`);
-	if (hasMedia) names.push('media');
-	if (hasButton) names.push('visit_website');
-	variableNamesOf.set(record, names);
-	return names;
+	const countedBodies = Number.isInteger(count) && count >= 0 ? Math.max(0, count - Number(hasMedia) - Number(hasButton)) : shownBodies;
+	const withBodies = (bodies: number) => [
+		...Array.from({ length: bodies }, (_, n) => `body${n + 1}`),
+		...(hasMedia ? ['media'] : []),
+		...(hasButton ? ['visit_website'] : []),
+	];
+	const names = withBodies(Math.max(shownBodies, countedBodies));
+	const result = { names, required: found.length > 0 ? withBodies(shownBodies) : names };
+	variableNamesOf.set(record, result);
+	return result;
 }
+
+/** Every variable name a template may get, in the order the editor shows them. */
+export const variableNames = (record: TemplateRecord): string[] => namesOf(record).names;
+
+/** The variables a template must get a value for. */
+export const requiredVariableNames = (record: TemplateRecord): string[] => namesOf(record).required;
 
 const titleOf = (name: string) =>
 	name === 'media' ? 'Media URL' : name === 'visit_website' ? 'Button link' : `Body ${name.slice('body'.length)}`;

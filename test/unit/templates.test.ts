@@ -38,6 +38,15 @@ describe('templateVariables', () => {
 	it('counts the body placeholders of the format when variable_counts is missing', () => {
 		expect(names(record({ variable_counts: undefined, template_formate: '[b:1] and [b:3]' }))).toEqual(['body1', 'body2', 'body3']);
 	});
+
+	it('when the count and the format disagree, every placeholder the format shows is a variable; bodies the count adds may be given', () => {
+		// A stale count below what the format shows (it rejected a body2 the service takes).
+		expect(names(record({ variable_counts: 1, template_formate: 'Hi [b:1], see you on [b:2].' }))).toEqual(['body1', 'body2']);
+		// A count of the bodies only, beside a media header.
+		expect(names(record({ variable_counts: 2, template_formate: '[m:media] Hi [b:1], order [b:2]' }))).toEqual(['body1', 'body2', 'media']);
+		// A count above what the format shows: body3 is offered.
+		expect(names(record({ variable_counts: 3, template_formate: 'Hi [b:1], see you on [b:2].' }))).toEqual(['body1', 'body2', 'body3']);
+	});
 });
 
 describe('templateLabel', () => {
@@ -75,6 +84,17 @@ describe('checkTemplate: the item against the live template', () => {
 
 	it('returns exactly the template\'s variables, in its order', () => {
 		expect(check(record({}), { body2: 'b', body1: 'a' })).toEqual({ body1: 'a', body2: 'b' });
+	});
+
+	it('needs every placeholder the format shows; a body only the count adds goes when given and is left out when not', () => {
+		const stale = record({ variable_counts: 1, template_formate: 'Hi [b:1], see you on [b:2].' });
+		expect(check(stale, { body1: 'a', body2: 'b' })).toEqual({ body1: 'a', body2: 'b' });
+		expect(() => check(stale, { body1: 'a' })).toThrow(/needs a value for "Body 2/);
+		const counted = record({ variable_counts: 3, template_formate: 'Hi [b:1], see you on [b:2].' });
+		expect(check(counted, { body1: 'a', body2: 'b' })).toEqual({ body1: 'a', body2: 'b' });
+		expect(check(counted, { body1: 'a', body2: 'b', body3: 'c' })).toEqual({ body1: 'a', body2: 'b', body3: 'c' });
+		// Without placeholders in the format, the count alone says what is needed.
+		expect(() => check(record({ variable_counts: 2, template_formate: 'No placeholders shown' }), { body1: 'a' })).toThrow(/needs a value for "Body 2"/);
 	});
 
 	it('refuses an unknown or unapproved template, naming the item', () => {

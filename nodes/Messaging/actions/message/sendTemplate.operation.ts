@@ -7,7 +7,7 @@ import { firstOf } from '../../../shared/output';
 import type { ItemNeedingService } from '../../../shared/router';
 import type { Run, ServiceApi } from '../../../shared/transport';
 import { asText, ItemInput, quoted } from '../../../shared/validation';
-import { accountTemplates, findTemplate, isApproved, TEMPLATE_ID_PATTERN, templateName, templateProblem, templateVariables, variableNames } from '../../templates';
+import { accountTemplates, findTemplate, isApproved, TEMPLATE_ID_PATTERN, templateName, templateProblem, templateVariables, requiredVariableNames, variableNames } from '../../templates';
 import type { TemplateRecord } from '../../templates';
 
 export const option = {
@@ -130,13 +130,14 @@ export function checkTemplate(
 	if (unknown.length > 0) {
 		input.fail('variables', 'Variables', `template ${label} has no variable ${unknown.map((name) => `"${name}"`).join(', ')}; ${takes}`);
 	}
-	const missing = expected.filter((name) => (provided.get(name) ?? '').trim() === '');
+	const missing = requiredVariableNames(template).filter((name) => (provided.get(name) ?? '').trim() === '');
 	if (missing.length > 0) {
 		// Named as the editor shows the field ("…appointment on {2}. (Body 2)"), not by its key.
 		const labels = new Map(templateVariables(template).map((variable) => [variable.name, variable.label]));
 		input.fail('variables', 'Variables', `template ${label} needs a value for ${missing.map((name) => `"${labels.get(name) ?? name}"`).join(', ')}; ${takes}`);
 	}
-	return Object.fromEntries(expected.map((name) => [name, provided.get(name)!]));
+	// A variable it may take but need not (see variableNames) goes only with a value.
+	return Object.fromEntries(expected.flatMap((name) => ((provided.get(name) ?? '').trim() === '' ? [] : [[name, provided.get(name)!]])));
 }
 
 /** Spec 2.4: `{success: true, messaging_response_info: {...}}`. */
