@@ -1,11 +1,11 @@
 import type { ICredentialsDecrypted, ICredentialTestFunctions, INodeCredentialTestResult } from 'n8n-workflow';
 
 import { classifyFailure, readFailure, readFailureOfSuccess } from './errors';
-import { LIST_ANSWER_MAX_BYTES, parseBody, readBody, UnreadableBody } from './transport/answer';
+import { LIST_ANSWER_MAX_BYTES, parseScrubbed, readBody, UnreadableBody } from './transport/answer';
 import type { ServiceApi } from './transport/apis';
 import { isLoopbackHost, normalizeBaseUrl } from './transport/baseUrl';
 import type { BaseUrlPolicy } from './transport/baseUrl';
-import { MIN_SECRET_LENGTH, scrubText, secretValues } from './transport/secrets';
+import { MIN_SECRET_LENGTH, secretValues } from './transport/secrets';
 
 interface Probe {
 	method: 'GET' | 'POST';
@@ -62,10 +62,10 @@ async function probe(this: ICredentialTestFunctions, { method, url, headers, api
 			signal,
 		});
 		statusCode = response.status;
-		// Within the same 15 s, at most what the node itself reads; scrubbed as text before it is parsed.
+		// Within the same 15 s, at most what the node itself reads; scrubbed before it is read.
 		const read = await readBody(response.body, method === 'GET' ? LIST_ANSWER_MAX_BYTES : SEND_PROBE_MAX_BYTES, signal);
 		if (read.type !== 'read') notRead = unread(read);
-		const parsed = read.type === 'read' ? parseBody(scrubText(read.text, secretValues([secret]))) : undefined;
+		const parsed = read.type === 'read' ? parseScrubbed(read.text, secretValues([secret])) : undefined;
 		body = typeof parsed === 'object' && parsed !== null && !(parsed instanceof UnreadableBody) ? parsed : undefined;
 	} catch (error) {
 		const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;

@@ -1,4 +1,6 @@
 import { interruptibleSleep } from './scheduler';
+import { scrubSecrets, scrubText } from './secrets';
+import type { Secrets } from './secrets';
 
 /**
  * Reading an answer as an untrusted peer sends it: one deadline over the whole answer
@@ -201,6 +203,16 @@ export function parseBody(text: string): unknown {
 		return text;
 	}
 	return depthOf(value) > MAX_JSON_DEPTH ? new UnreadableBody(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`) : value;
+}
+
+/**
+ * The body with every secret scrubbed out: as text before it is parsed (a page or text is kept as
+ * it came), and again once parsed, because JSON may spell a secret in escapes no text form
+ * lists ("\u0052eview-…", PHP's "\/" for "/"), which parsing turns back into the plain secret.
+ */
+export function parseScrubbed(text: string, secrets: Secrets): unknown {
+	const body = parseBody(scrubText(text, secrets));
+	return body instanceof UnreadableBody ? body : scrubSecrets(body, secrets);
 }
 
 /** How deeply objects and arrays nest in `value` (0 for a plain value), without recursion. */

@@ -9,7 +9,7 @@ import type {
 
 import { FAILURE_KINDS, classifyFailure, readFailure, readFailureOfSuccess, serviceError } from '../errors';
 import type { ServiceFailure } from '../errors';
-import { discard, LIST_ANSWER_MAX_BYTES, parseBody, readBody, SEND_ANSWER_MAX_BYTES, UnreadableBody, untilAborted } from './answer';
+import { discard, LIST_ANSWER_MAX_BYTES, parseScrubbed, readBody, SEND_ANSWER_MAX_BYTES, UnreadableBody, untilAborted } from './answer';
 import type { Deadlines } from './answer';
 import { SERVICE_APIS } from './apis';
 import type { ServiceRequest } from './apis';
@@ -17,7 +17,7 @@ import type { RequestPolicy } from './options';
 import type { LimitNotReopenedError } from './scheduler';
 import { NOT_REACHED, outcomeOfThrown, parseRetryAfter, undecodableAnswerOf } from './retryPolicy';
 import type { AttemptOutcome } from './retryPolicy';
-import { scrubSecrets, scrubText } from './secrets';
+import { scrubSecrets } from './secrets';
 import type { Secrets } from './secrets';
 
 type RequestContext = IExecuteFunctions | ILoadOptionsFunctions;
@@ -58,8 +58,8 @@ export async function attemptOnce(
 		if (read.type === 'tooLarge') return { type: 'failed', error: tooLargeError(attempt, response.statusCode, read.maxBytes), haltsRun: false, fateUnknown: true };
 		if (read.type === 'ended') throw read.reason;
 		if (read.type === 'broken') throw read.error;
-		// Scrubbed as text, before it is parsed: keys and values alike, however deep.
-		response = { ...response, body: parseBody(scrubText(read.text, attempt.secrets)) as IN8nHttpFullResponse['body'] };
+		// Scrubbed before anything reads it: keys and values alike, however deep.
+		response = { ...response, body: parseScrubbed(read.text, attempt.secrets) as IN8nHttpFullResponse['body'] };
 	} catch (error) {
 		response = undefined;
 		thrown = error;
@@ -134,7 +134,7 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 		// Spec 5.4: a missing or wrong key is a 401 (403 forbidden), whoever wrote the page that says
 		// so (a gateway in front of the service often does): it stops the run like the service's own.
 		if (status === 401 || status === 403) {
-			const reason = `${attempt.host} refused the credential (HTTP ${status}, ${answerKind(body, response.headers?.['content-type'])})`;
+			const reason = `${attempt.host} refused the credential (HTTP ${status}, ${answerKind(attempt, body, response.headers?.['content-type'])})`;
 			const error = serviceError(context.getNode(), { status, failure: { reason }, itemIndex, kind: 'authentication' });
 			return { type: 'failed', error, haltsRun: FAILURE_KINDS.authentication.stopsRun };
 		}
@@ -244,7 +244,8 @@ function redirectError(attempt: Attempt, status: number, location: unknown): Nod
 	}
 	let target = 'no address';
 	try {
-		if (typeof location === 'string') target = new URL(location, attempt.url).host;
+		// The answerer's words: a Location may carry anything, the key included.
+		if (typeof location === 'string') target = String(scrubSecrets(new URL(location, attempt.url).host, attempt.secrets));
 	} catch {
 		target = 'an unreadable address';
 	}
@@ -259,15 +260,18 @@ function redirectError(attempt: Attempt, status: number, location: unknown): Nod
 	});
 }
 
-/** What an answer that is not the service's was: "an empty body", "text/html instead of JSON", ... */
-function answerKind(body: unknown, contentType: unknown): string {
+/**
+ * What an answer that is not the service's was: "an empty body", "text/html instead of JSON", ...
+ * Its content type is the answerer's words, scrubbed like its body.
+ */
+function answerKind(attempt: Attempt, body: unknown, contentType: unknown): string {
 	if (body instanceof UnreadableBody) return body.why;
 	if (typeof body !== 'string') return 'JSON of another shape';
-	return body.trim() === '' ? 'an empty body' : `${String(contentType ?? 'text').split(';')[0]} instead of JSON`;
+	return body.trim() === '' ? 'an empty body' : `${String(scrubSecrets(String(contentType ?? 'text').split(';')[0], attempt.secrets))} instead of JSON`;
 }
 
 function unexpectedAnswerError(attempt: Attempt, status: number, body: unknown, contentType: unknown): NodeApiError {
-	const what = answerKind(body, contentType);
+	const what = answerKind(attempt, body, contentType);
 	const suffix = status < 300 ? (mayHaveBeenDelivered(attempt).messageSuffix ?? '') : '';
 	const message = `Unexpected answer from ${attempt.host} (HTTP ${status}, ${what})${suffix}`;
 	return new NodeApiError(attempt.context.getNode(), { message }, {
