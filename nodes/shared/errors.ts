@@ -59,7 +59,9 @@ export function readFailure(body: unknown, httpFailed: boolean): ServiceFailure 
 			};
 		}
 		if (typeof body.error === 'number' || typeof body.error === 'string') {
-			return { ...saidOr(message ?? text(body.error), 'The service reported an error'), code: String(body.error) };
+			const failure = saidOr(message ?? text(body.error), 'The service reported an error');
+			// `{error: "Insufficient credits"}`: the text is the reason, not also its code.
+			return { ...failure, ...(String(body.error) !== failure.reason ? { code: String(body.error) } : {}) };
 		}
 		if (body.success === false) {
 			// The dashboard's message is a title ("Unauthorized"); its details say why ("Invalid API key").
@@ -86,9 +88,16 @@ function errorFlag(value: unknown): { code?: string } | undefined {
 	if (value === true) return {};
 	if (typeof value === 'number') return value !== 0 && !Number.isNaN(value) ? { code: String(value) } : undefined;
 	const flag = text(value);
-	if (flag === undefined || flag === '0' || flag.toLowerCase() === 'false') return undefined;
+	if (flag === undefined || NO_ERROR_WORDS.has(flag.toLowerCase())) return undefined;
 	return { code: flag };
 }
+
+/** What services put in an `error` field to say there was none. */
+const NO_ERROR_WORDS = new Set(['0', 'false', 'none', 'null', 'nil', 'no', 'ok', 'n/a']);
+
+/** Whether a body says `success: true` (or "true"). */
+export const saysTrue = (body: unknown): boolean =>
+	isObject(body) && (body.success === true || (typeof body.success === 'string' && body.success.trim().toLowerCase() === 'true'));
 
 /** Statuses with which an answer says the message was not sent (the alternative send's answer is not documented). */
 const FAILED_STATUSES = new Set(['failed', 'failure', 'error', 'rejected', 'undelivered']);
@@ -112,10 +121,12 @@ export function readFailureOfSuccess(api: ServiceApi, body: unknown): ServiceFai
 	const details = text(body.details);
 	const failed = failureText(message);
 	if (failed) return failed;
-	if (isObject(body.error)) {
-		const nested = body.error;
-		const code = text(nested.code) ?? (typeof nested.code === 'number' ? String(nested.code) : undefined);
-		return { ...saidOr(text(nested.message) ?? message ?? details, 'The service reported an error'), ...(code ? { code } : {}) };
+	// An error object that says nothing (`error: {}`, `{code: null, message: null}`) beside a success
+	// is the "no error" some services always send, as `error: 0` is.
+	const nested = isObject(body.error) ? body.error : undefined;
+	const nestedCode = nested && (text(nested.code) ?? (typeof nested.code === 'number' && nested.code !== 0 ? String(nested.code) : undefined));
+	if (nested && (text(nested.message) !== undefined || nestedCode !== undefined)) {
+		return { ...saidOr(text(nested.message) ?? message ?? details, 'The service reported an error'), ...(nestedCode ? { code: nestedCode } : {}) };
 	}
 	const flag = errorFlag(body.error);
 	if (flag) {

@@ -130,11 +130,37 @@ describe('a 2xx body that says it failed is a failure with the service\'s words,
 		['send', { message: 'Message sent successfully | Reason: scheduled' }],
 		['sendAlternative', { message: 'Message sent. Credits left: 12', error: '' }],
 		['plantDelete', { message: 'Deleted', error: 0 }],
+		// An error object that says nothing, or a word for "none" (each failed, and Retry On Fail sent it again).
+		['send', { message: 'Message sent successfully', error: {} }],
+		['send', { message: 'Message sent successfully', error: { code: null, message: null } }],
+		['send', { message: 'Message sent successfully', error: 'none' }],
+		['sendDashboard', { success: true, message: 'Message queued', details: { messages: [{ id: 'm1', message_status: 'sent' }] }, error: {} }],
 	] as Array<[Operation, IDataObject]>)('%s answered 200 %j: still a success', async (operation, body) => {
 		const { url, seen } = await answering(operation, 200, body);
 		const result = await run(url, operation);
 		expect(own(operation, seen)).toHaveLength(1);
 		expect(result.items[0].json.error).toBeUndefined();
+	});
+});
+
+describe('a 2xx that says success: true and has an error beside it says both: the message may have gone', () => {
+	it.each([
+		['sendTemplate', { success: true, messaging_response_info: { messages: [{ id: 'm1', message_status: 'sent' }] }, error: { code: 'E1', message: 'Insufficient credits' } }],
+		['sendDashboard', { success: true, message: 'Message queued', details: { messages: [] }, error: { code: 'E1', message: 'Insufficient credits' } }],
+		['send', { success: true, message: 'Message sent successfully', error: 1 }],
+	] as Array<[Operation, IDataObject]>)('%s answered 200 %j: fails once as may have been delivered; Retry On Fail does not send it again', async (operation, body) => {
+		const { url, seen } = await answering(operation, 200, body);
+		const result = await run(url, operation);
+		expect(own(operation, seen)).toHaveLength(1);
+		expect(errorOf(result.items[0])).toMatch(/may have been delivered/);
+		const { runNode } = await import('../harness');
+		const retried = await runNode({
+			node: { type: 'messaging', parameters: { ...OPERATIONS[operation].parameters, options: {} }, retryOnFail: true, maxTries: 3, waitBetweenTries: 0 },
+			items: [{ phone: '+14155550100' }],
+			credentials: credentialsFor(url),
+		});
+		expect(retried.error?.message).toMatch(/may have been delivered/);
+		expect(own(operation, seen)).toHaveLength(2);
 	});
 });
 

@@ -46,6 +46,8 @@ describe('readFailure: the four error bodies of spec part 7', () => {
 
 	it('sandbox: {error: <integer>, message}', () => {
 		expect(readFailure({ error: 404, message: 'Plant not found' }, true)).toEqual({ reason: 'Plant not found', code: '404' });
+		// The error as text and no message: that text is the reason, not also its code ("(code Insufficient credits)").
+		expect(readFailure({ error: 'Insufficient credits' }, true)).toEqual({ reason: 'Insufficient credits' });
 	});
 
 	it('an error status with a body of another shape, or plain text', () => {

@@ -7,7 +7,7 @@ import type {
 	IN8nHttpFullResponse,
 } from 'n8n-workflow';
 
-import { FAILURE_KINDS, classifyFailure, readFailure, readFailureOfSuccess, serviceError } from '../errors';
+import { FAILURE_KINDS, classifyFailure, readFailure, readFailureOfSuccess, saysTrue, serviceError } from '../errors';
 import type { ServiceFailure } from '../errors';
 import { discard, LIST_ANSWER_MAX_BYTES, parseScrubbed, readBody, SEND_ANSWER_MAX_BYTES, UnreadableBody, untilAborted } from './answer';
 import type { Deadlines } from './answer';
@@ -126,6 +126,12 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 	if (status < 300 && !failure) {
 		if (request.isSuccess(body)) return { type: 'done', body };
 		return { type: 'failed', error: unexpectedAnswerError(attempt, status, body, response.headers?.['content-type']), haltsRun: false, fateUnknown: true };
+	}
+	// A 2xx of the endpoint's success shape that says `success: true` and has an error beside it
+	// says both: the message may have gone, so it is not sent again, whatever the error says.
+	if (status < 300 && failure && saysTrue(body) && request.isSuccess(body)) {
+		const error = serviceError(context.getNode(), { status, failure, itemIndex, body, kind: 'other', ...mayHaveBeenDelivered(attempt) });
+		return { type: 'failed', error, haltsRun: false, fateUnknown: true };
 	}
 	if (status >= 400 && !isServiceBody) {
 		// An HTML error page or plain text: a proxy or another server answered, not the service.
