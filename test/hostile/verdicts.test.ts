@@ -339,3 +339,18 @@ describe('an answer without the service\'s words names who answered and how', ()
 		expect(errorOf(result.items[0])).not.toMatch(/redirect/);
 	});
 });
+
+describe('Sandbox Plants Get Many: an array that holds anything but plants is no plant list', () => {
+	it.each(['[{"name":"a","tag":"b"},null]', '[1,"x",null]', '[[1],[2]]', '["<html>login</html>"]'])(
+		'200 %s: fails naming the host, as an answer of another shape (a null crashed n8n\'s engine; the rest gave no items or items that are not objects)',
+		async (body) => {
+			const { url } = await serve((_req, res) => json(res, 200, body));
+			const result = await runOn(
+				{ credentials: credentialsFor(url) },
+				{ type: 'sandboxPlants', credentialType: 'messagingBearerApi', parameters: { resource: 'plant', operation: 'getAll', returnAll: true, options: {} }, items: [{}], continueOnFail: true },
+			);
+			expect(result.items).toHaveLength(1);
+			expect(errorOf(result.items[0])).toBe(`Unexpected answer from ${new URL(url).host} (HTTP 200, JSON of another shape)`);
+		},
+	);
+});

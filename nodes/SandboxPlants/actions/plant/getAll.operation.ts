@@ -2,6 +2,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { returnAllOrLimitFields } from '../../../shared/descriptions';
+import { isObject } from '../../../shared/errors';
 import type { PreparedItem } from '../../../shared/router';
 import { ItemInput } from '../../../shared/validation';
 import type { ServiceApi } from '../../../shared/transport';
@@ -22,7 +23,8 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedIte
 	const limit = returnAll ? Infinity : new ItemInput(this, itemIndex).integer('limit', 'Limit', { min: 1 });
 	return {
 		// Return All sends no limit: the API then returns every plant.
-		request: { api, method: 'GET', path: '/plants', qs: returnAll ? undefined : { limit }, isSuccess: Array.isArray },
+		// Spec 4.6: an array of {name, tag}; one of anything else (null, text, a list) is no plant list.
+		request: { api, method: 'GET', path: '/plants', qs: returnAll ? undefined : { limit }, isSuccess: (answer) => Array.isArray(answer) && answer.every(isObject) },
 		// A service that ignores `limit` still gives no more than asked.
 		output: (answer) => (answer as IDataObject[]).slice(0, limit),
 	};
