@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { Account, AUTO_CONCURRENCY, Counts, learnedWindow, LimitNotReopenedError } from '../../nodes/shared/transport/scheduler';
+import { Account, accountFor, AUTO_CONCURRENCY, Counts, learnedWindow, LimitNotReopenedError } from '../../nodes/shared/transport/scheduler';
 import type { Clock, Outcome, RunLane, Ticket, UserLimits } from '../../nodes/shared/transport/scheduler';
 
 const NO_LIMITS: UserLimits = { maxConcurrent: undefined, maxPerSecond: 0, maxPerMinute: 0, maxWaitMs: 60_000 };
@@ -587,5 +587,31 @@ describe('an account limit found from refusals', () => {
 		const waiting = account.acquire(run);
 		first.finish({ type: 'refused', retryAfterMs: 30_000 });
 		await expect(waiting).rejects.toMatchObject({ askedMs: 30_000, maxWaitMs: 2_000 });
+	});
+});
+
+describe('the accounts of the process', () => {
+	it('one per credential and API group, kept while unused for less than an hour: a run that has not sent yet keeps its account when another credential is first used', async () => {
+		const mine = accountFor('unit:cred-X:send');
+		// Another credential's first execution, while X's run still checks its items (it forgot X's account).
+		accountFor('unit:cred-Y:send');
+		expect(accountFor('unit:cred-X:send')).toBe(mine);
+		// So a shared Max Concurrent 1 holds across two executions of X.
+		const first = await mine.acquire(lane({ maxConcurrent: 1 }));
+		let secondStarted = false;
+		const second = accountFor('unit:cred-X:send')
+			.acquire(lane({ maxConcurrent: 1 }))
+			.then((ticket) => {
+				secondStarted = true;
+				ticket.finish({ type: 'answered' });
+			});
+		await vi.advanceTimersByTimeAsync(10);
+		expect(secondStarted).toBe(false);
+		first.finish({ type: 'answered' });
+		await second;
+		// Unused for over an hour, it is forgotten when another account is made.
+		vi.setSystemTime(Date.now() + 3_600_001);
+		accountFor('unit:cred-Z:send');
+		expect(accountFor('unit:cred-X:send')).not.toBe(mine);
 	});
 });

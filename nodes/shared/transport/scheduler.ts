@@ -328,7 +328,14 @@ export class Account {
 	private wake?: AbortController;
 	private pumping = false;
 
-	constructor(private readonly clock: Clock = realClock) {}
+	constructor(private readonly clock: Clock = realClock) {
+		this.lastUsed = clock.now();
+	}
+
+	/** A run takes the account for its requests (see idle). */
+	touch(): void {
+		this.lastUsed = Math.max(this.lastUsed, this.clock.now());
+	}
 
 	/** Plain data, for logs and tests. */
 	get state() {
@@ -341,11 +348,18 @@ export class Account {
 		};
 	}
 
-	/** Nothing queued or under way, and nothing learned worth keeping. */
+	/**
+	 * Nothing queued or under way, and nothing learned worth keeping: unused for as long as answers
+	 * are kept. Counted from its last use, its creation included: a run holds its account from
+	 * before it checks its items until its last answer, and one that has not sent yet must not be
+	 * forgotten (the next execution of the credential would get an account of its own).
+	 */
 	get idle(): boolean {
-		const last = this.counts.answers.last ?? -Infinity;
-		return this.queue.length === 0 && this.counts.inFlight === 0 && !this.pause && last + KEPT_MS < this.clock.now();
+		return this.queue.length === 0 && this.counts.inFlight === 0 && !this.pause && this.lastUsed + KEPT_MS < this.clock.now();
 	}
+
+	/** When a run last took the account, queued on it or had an answer. */
+	private lastUsed: number;
 
 	/**
 	 * Waits until the run may start one request (see the rules above) and returns its Ticket.
@@ -353,6 +367,7 @@ export class Account {
 	 */
 	async acquire(lane: RunLane, { place }: { place?: number } = {}): Promise<Ticket> {
 		if (lane.signal.aborted) throw lane.signal.reason;
+		this.touch();
 		this.watch(lane.signal);
 		return await new Promise<Ticket>((grant, fail) => {
 			const waiter: Waiter = { lane, place: place ?? ++this.places, retry: place !== undefined, grant, fail };
@@ -557,6 +572,7 @@ export class Account {
 				if (finished) return;
 				finished = true;
 				const end = this.clock.now();
+				this.touch();
 				lane.own.inFlight--;
 				this.counts.inFlight--;
 				if (outcome.type !== 'unused') {
@@ -762,5 +778,6 @@ export function accountFor(key: string): Account {
 		account = new Account();
 		accounts.set(key, account);
 	}
+	account.touch();
 	return account;
 }
