@@ -47,9 +47,12 @@ function maxCounted(sent: Sent[], countedMs: number): number {
 
 /** Answers every ticket from `from` on, as the account grants them, until `total` have been answered. */
 async function answerUntil(tickets: Ticket[], from: number, total: number): Promise<void> {
-	for (let finished = from; finished < total; ) {
-		await vi.runAllTimersAsync();
+	// Timer by timer: a request is answered as soon as it starts, before the next timer (a run's
+	// Max Wait among them) comes due.
+	for (let finished = from; ; ) {
 		for (; finished < tickets.length; finished++) tickets[finished].finish({ type: 'answered' });
+		if (finished >= total) return;
+		await vi.advanceTimersToNextTimerAsync();
 	}
 }
 
@@ -253,6 +256,34 @@ describe('order, fairness and stops', () => {
 		expect(account.state).toMatchObject({ inFlight: 0, queued: 0 });
 	});
 
+	it.each([true, false])('a run held by its own Max Requests Per Minute holds no other run (Share Limits Across Executions: %s): a webhook execution goes at once', async (shareLimits) => {
+		const account = new Account();
+		const bulk = lane({ maxPerMinute: 1, maxConcurrent: 1 }, { shareLimits });
+		const first = await account.acquire(bulk);
+		await vi.advanceTimersByTimeAsync(20);
+		first.finish({ type: 'answered' });
+		// The bulk run's next item waits for its own minute; a one-item run with default options arrives.
+		let bulkStartedAt: number | undefined;
+		const bulkNext = account.acquire(bulk).then((ticket) => {
+			bulkStartedAt = Date.now();
+			ticket.finish({ type: 'answered' });
+		});
+		await vi.advanceTimersByTimeAsync(10);
+		const arrived = Date.now();
+		let webhookStartedAt: number | undefined;
+		const webhook = account.acquire(lane()).then((ticket) => {
+			webhookStartedAt = Date.now();
+			ticket.finish({ type: 'answered' });
+		});
+		await vi.advanceTimersByTimeAsync(0);
+		// Before: the webhook waited the bulk run's minute (60.6 s), behind its next item.
+		expect(webhookStartedAt).toBe(arrived);
+		expect(bulkStartedAt).toBeUndefined();
+		await vi.advanceTimersByTimeAsync(61_000);
+		await Promise.all([bulkNext, webhook]);
+		expect(bulkStartedAt! - arrived).toBeGreaterThan(59_000);
+	});
+
 	it('refused requests go again in the order of their first tries, whatever order their refusals came in', async () => {
 		const account = new Account();
 		const run = lane({ maxConcurrent: 3 });
@@ -453,6 +484,37 @@ describe('an account limit found from refusals', () => {
 		expect(account.state.pause).toMatchObject({ batch: 1, refusedProbes: 5 });
 		await answerUntil(tickets, 13, 16);
 		await Promise.all(waiting);
+	});
+
+	it("another run's probe that hangs holds a run with Max Wait 5 s only a second past it", async () => {
+		const account = new Account();
+		const slow = lane({ maxConcurrent: 2, maxWaitMs: 60_000 });
+		const [accepted, refused] = [await account.acquire(slow), await account.acquire(slow)];
+		await vi.advanceTimersByTimeAsync(20);
+		accepted.finish({ type: 'answered' });
+		refused.finish({ type: 'refused' });
+		const pauseBegan = Date.now();
+		// The refused request goes again as the pause's probe (after a second), and hangs.
+		const probe = account.acquire(slow, { place: refused.place });
+		// Another execution, Max Wait 5 s, waits on the pause.
+		let outcome: unknown;
+		let endedAt = 0;
+		void account.acquire(lane({ maxWaitMs: 5_000 })).then(
+			() => (outcome = 'started'),
+			(error: unknown) => {
+				outcome = error;
+				endedAt = Date.now();
+			},
+		);
+		await vi.advanceTimersByTimeAsync(1_000);
+		const hanging = await probe;
+		await vi.advanceTimersByTimeAsync(5_500);
+		// Before: it waited for the probe's answer, up to its Timeout (30 s by default).
+		expect(outcome).toBeInstanceOf(LimitNotReopenedError);
+		expect(endedAt - pauseBegan).toBeLessThanOrEqual(6_000);
+		hanging.finish({ type: 'failed' });
+		await vi.runAllTimersAsync();
+		expect(account.state).toMatchObject({ inFlight: 0, queued: 0 });
 	});
 
 	it('a service that keeps refusing with a Retry-After of a millisecond is probed at most every 250 ms, not once per round trip', async () => {

@@ -12,7 +12,8 @@ import { sleep } from 'n8n-workflow';
  *    backoff or a pause, so no path can leave a place taken.
  * 2. A request tried again goes first, at the place in line of its first try (refused sends
  *    keep their order); then the run with the fewest requests under way (a one-item webhook
- *    execution is not queued behind a bulk run); then first come first served.
+ *    execution is not queued behind a bulk run); then first come first served. A request that
+ *    waits only for its own run's limits (Max Requests Per Second/Minute) holds no other run's.
  * 3. Concurrency: the number the user set, counted over the run (or every run sharing limits);
  *    otherwise Auto, an AIMD limit over the account: one request, then a round of 32, each round
  *    answered in full (or for a second since its first answer) before the next starts, until
@@ -41,7 +42,8 @@ import { sleep } from 'n8n-workflow';
  *    by 5% after ten quiet windows (a plan may be raised) and drops to what was accepted at the
  *    next refusal.
  * 6. A pause longer than a run's Max Wait fails that run's waiting requests with
- *    LimitNotReopenedError (a last probe goes at Max Wait), and so does a Retry-After reaching
+ *    LimitNotReopenedError (a last probe goes at Max Wait; a probe already under way then, another
+ *    run's or one that hangs, is waited for a second more), and so does a Retry-After reaching
  *    further than Max Wait; an aborted run signal takes its waiters out at once.
  * 7. A pause lasts only while something waits on it: once no request is in line and no probe
  *    is under way (the runs stopped, were cancelled, gave up at Max Wait, or their last items
@@ -242,6 +244,12 @@ interface Round {
 
 const newRound = (id: number): Round => ({ id, size: 0, started: 0, answered: 0, refused: false });
 
+/**
+ * How long past a run's Max Wait a probe already under way (another run's, or one that hangs) is
+ * waited for before the run gives up (at least two of the fastest round trips seen).
+ */
+const LAST_PROBE_ANSWER_MS = 1_000;
+
 /** Probes of one pause are at least this far apart. */
 const PROBE_MIN_GAP_MS = 250;
 
@@ -412,23 +420,26 @@ export class Account {
 				let soonest = Infinity;
 				let granted = false;
 				for (const waiter of this.inTurn()) {
-					const at = this.startTime(waiter, now);
-					if (at instanceof LimitNotReopenedError) {
+					const start = this.startTime(waiter, now);
+					if (start instanceof LimitNotReopenedError) {
 						this.queue.splice(this.queue.indexOf(waiter), 1);
-						waiter.fail(at);
+						waiter.fail(start);
 						granted = true;
 						break;
 					}
-					if (at === undefined) continue; // waits for an answer; later waiters may still go
+					if (start === undefined) continue; // waits for an answer; later waiters may still go
 					// Due within this millisecond: now (timers have no finer grain; every window keeps a margin of 5 ms or more).
-					if (at < now + 1) {
+					if (start.at < now + 1) {
 						this.queue.splice(this.queue.indexOf(waiter), 1);
 						waiter.grant(this.start(waiter, now));
 						granted = true;
 						break;
 					}
-					soonest = Math.min(soonest, at);
-					// Time-ordered rules hold for everyone behind the first waiter that must wait for a time.
+					soonest = Math.min(soonest, start.at);
+					// Held by its run's own limits only: other runs' waiters behind it may go (a webhook
+					// execution is not held by a bulk run's Max Requests Per Minute).
+					if (start.ownLimits) continue;
+					// The account's time-ordered rules hold for everyone behind the first waiter that must wait for a time.
 					break;
 				}
 				if (granted) continue;
@@ -455,12 +466,13 @@ export class Account {
 	}
 
 	/**
-	 * When `waiter` may start (epoch ms; in the past: now), undefined while it must wait for an
-	 * answer, or the error that ends its wait.
+	 * When `waiter` may start (epoch ms; in the past: now) and whether only its run's own limits
+	 * hold it then; undefined while it must wait for an answer; or the error that ends its wait.
 	 */
-	private startTime(waiter: Waiter, now: number): number | undefined | LimitNotReopenedError {
+	private startTime(waiter: Waiter, now: number): { at: number; ownLimits: boolean } | undefined | LimitNotReopenedError {
 		const { lane } = waiter;
 		const { limits } = lane;
+		// What holds every run of the account: a pause, a Retry-After, Auto, the learned limit.
 		let at = now;
 		// Measured from now, not from when it was said: a later run waits only for what is left of it.
 		const asked = this.pausedUntil - now;
@@ -469,10 +481,15 @@ export class Account {
 		}
 		if (this.pause) {
 			const { pause } = this;
-			if (pause.probing >= pause.batch) return undefined;
-			// The last probes go at Max Wait; once they are refused, the wait is over.
+			// The last probes go at Max Wait; once they are refused, the wait is over. A probe under way
+			// then (another run's, one that hangs) is waited for only a moment longer.
 			const deadline = pause.since + limits.maxWaitMs;
+			const answerBy = deadline + Math.max(LAST_PROBE_ANSWER_MS, 2 * this.fastestRoundTrip);
 			if (this.lastProbeAt >= deadline && pause.probing === 0) return new LimitNotReopenedError(now - pause.since, pause.accepted, limits.maxWaitMs);
+			if (pause.probing >= pause.batch) {
+				if (now >= answerBy) return new LimitNotReopenedError(now - pause.since, pause.accepted, limits.maxWaitMs);
+				return { at: answerBy, ownLimits: false };
+			}
 			at = Math.max(at, Math.min(pause.nextProbeAt, deadline));
 		}
 		at = Math.max(at, this.pausedUntil);
@@ -487,22 +504,21 @@ export class Account {
 			if (this.round.firstAnswerAt === undefined) return undefined;
 			at = Math.max(at, this.round.firstAnswerAt + ROUND_STRAGGLERS_MS);
 		}
-
-		// The user's per-second and per-minute limits: even spacing from the run's start, and the windows.
-		const due = this.dueTime(own, limits);
-		at = Math.max(at, due);
-		for (const { lengthMs, limitOf } of WINDOWS) {
-			const free = this.windowFree(own, limitOf(limits), lengthMs + marginMs(lengthMs), now);
-			if (free === undefined) return undefined;
-			at = Math.max(at, free);
-		}
 		// The learned limit, over the account.
 		if (this.learned && !this.pause) {
 			const free = this.blockingAnswer(this.accepted, this.counts.inFlight, this.learned.count, this.learned.windowMs, now);
 			if (free === null) return undefined;
 			if (free !== undefined) at = Math.max(at, free + this.learned.windowMs - this.answerLead());
 		}
-		return at;
+
+		// The run's own per-second and per-minute limits: even spacing from its start, and the windows.
+		let ownAt = this.dueTime(own, limits);
+		for (const { lengthMs, limitOf } of WINDOWS) {
+			const free = this.windowFree(own, limitOf(limits), lengthMs + marginMs(lengthMs), now);
+			if (free === undefined) return undefined;
+			ownAt = Math.max(ownAt, free);
+		}
+		return { at: Math.max(at, ownAt), ownLimits: ownAt > at };
 	}
 
 	/** When a start is due by the spacing of `limits` alone. */
