@@ -118,4 +118,20 @@ describe('a limit that cannot be waited out', () => {
 		for (const item of run.items.slice(2)) expect(errorText(item)).toMatch(/did not reopen within Max Wait \(2 s\)/);
 		expect(performance.now() - started).toBeLessThan(2_000 + 1_000 + 1_000);
 	}, 30_000);
+
+	it('with Continue On Fail and Max Concurrent 1, the items after the one that gave up fail with it, without a request (each waited out Max Wait in turn)', async () => {
+		emulator.setFaults({ latencyMs: LATENCY_MS, rateLimit: { limit: 2, windowMs: 3_600_000, answer: 'reason' } });
+		const run = await runOn(emulator, {
+			parameters: directSendParameters({ maxWaitSeconds: 1, maxConcurrent: 1 }),
+			items: bulkItems(6),
+			credentialId: 'seek-hourly-cof-c1',
+			continueOnFail: true,
+		});
+		expect(pairingProblems(run.items, 6)).toEqual([]);
+		for (const item of run.items.slice(2)) expect(errorText(item)).toMatch(/did not reopen within Max Wait \(1 s\)/);
+		// Only item 2 was ever refused (before the fix, 17 refusals: items 2-5 each paused and probed).
+		const refused = sendRequests(emulator).filter((request) => request.outcome === 'rate-limited');
+		expect(refused.length).toBeGreaterThan(0);
+		expect(new Set(refused.map((request) => (request.body as IDataObject).phone))).toEqual(new Set([(bulkItems(3)[2] as IDataObject).phone]));
+	}, 30_000);
 });

@@ -321,8 +321,12 @@ async function acquire(run: Run, target: Target, attempt: Attempt, place: number
 /** An item's wait ended without a start: the run stopped, another item halted it, or the limit did not reopen. */
 function waitEnded(run: Run, target: Target, attempt: Attempt, reason: unknown): Error {
 	if (reason instanceof HaltedError) return run.failed(haltedError(attempt, reason.cause));
-	// The first item to give up stops the run; the others waiting with it were simply not sent.
-	if (reason instanceof LimitNotReopenedError) return run.signal.aborted ? new RunStoppedError() : run.failed(limitNotReopenedError(attempt, reason, target.lastRefusal));
+	// The first item to give up stops the run; the others waiting with it were simply not sent. With
+	// Continue On Fail the limit holds the run's later items as well: they fail with it at once,
+	// rather than each trying again and waiting out Max Wait in turn.
+	if (reason instanceof LimitNotReopenedError) {
+		return run.signal.aborted ? new RunStoppedError() : run.failed(limitNotReopenedError(attempt, reason, target.lastRefusal), true);
+	}
 	return reason as Error;
 }
 
