@@ -205,6 +205,16 @@ describe('bad input fails before any request, naming the item and the field', ()
 		expect(run.error?.message).toMatch(/Send Base URL \(sendBaseUrl\) "http:\/\/api\.example\.com\/api:x" uses plain http:\/\/; the service requires https:\/\//);
 	});
 
+	it('a base URL with a user name and password: refused before any request, the password not quoted (n8n would sign in with them, Basic, in place of the token)', async () => {
+		const credentialData = { ...emulator.credentials.messagingBearerApi };
+		credentialData.sendBaseUrl = credentialData.sendBaseUrl.replace('http://', 'http://user:pa55word@');
+		const run = await runOn(emulator, { parameters: send(), items: [{ phone: '+14155550123', text: 'x' }], credentialData });
+		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeOperationError);
+		expect(run.error?.message).toMatch(/Send Base URL \(sendBaseUrl\) ".*" must not hold a user name or password/);
+		expect(JSON.stringify({ message: run.error?.message, description: (run.error as { description?: string }).description })).not.toContain('pa55word');
+		expect(emulator.requests).toHaveLength(0);
+	});
+
 	it('a base URL pasted with a trailing slash works', async () => {
 		const credentialData = { ...emulator.credentials.messagingBearerApi };
 		credentialData.sendBaseUrl += '/';

@@ -224,6 +224,19 @@ describe('normalizeBaseUrl', () => {
 		expect(normalizeBaseUrl('https://x.example.com/a?b=1', 'any').ok).toBe(false);
 		expect(normalizeBaseUrl('https://x.example.com/a#top', 'any').ok).toBe(false);
 	});
+	// The HTTP layer signs in with "user:pass@" (Basic) in place of the credential's key: the
+	// service saw "Authorization: Basic ..." and refused the token it never got.
+	it.each(['https://user:s3cret-pass@x.example.com/api:AbC1', 'https://user@x.example.com/api:AbC1', 'http://:s3cret-pass@127.0.0.1:5681/api:x', 'http://u:s3cret-pass@sandbox.example.com'])(
+		'refuses a base URL with a user name or password, without quoting them (%s)',
+		(url) => {
+			const check = normalizeBaseUrl(url, 'any');
+			expect(check.ok).toBe(false);
+			if (!check.ok) {
+				expect(check.problem).toMatch(/must not hold a user name or password/);
+				expect(check.problem).not.toMatch(/s3cret|user:/);
+			}
+		},
+	);
 	// URL() gives an empty `search`/`hash` for a bare '?' or '#', so a check on those would let
 	// these pass, and a path appended to them would land in the query or fragment
 	// ("https://x.example.com/api:AbC1?/send" posts to /api:AbC1).

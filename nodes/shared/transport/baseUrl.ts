@@ -22,6 +22,11 @@ export function normalizeBaseUrl(raw: unknown, policy: BaseUrlPolicy): BaseUrlCh
 	} catch {
 		return { ok: false, problem: `"${value}" is not a URL (expected e.g. https://api.example.com/api:AbC123)` };
 	}
+	// "https://user:pass@host": the HTTP layer would sign in with those (Basic) in place of the
+	// credential's key; quoted without them, a password must not reach an error message.
+	if (url.username !== '' || url.password !== '') {
+		return { ok: false, problem: `"${url.protocol}//${url.host}${url.pathname}" must not hold a user name or password before the host ("…@"): the credential's key is how the node signs in` };
+	}
 	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
 		return { ok: false, problem: `"${value}" must start with https://` };
 	}
