@@ -79,7 +79,7 @@ export const ACCEPTED_TYPES_SUMMARY = ATTACHMENT_MEDIA_TYPES.map(
 ).join('; ');
 
 export type AttachmentCheck =
-	| { ok: true; url: string; fileName?: string }
+	| { ok: true; url: string }
 	| { ok: false; problem: string };
 
 /** Checks an attachment URL: http(s), and a file type from part 2.8 when the name shows one. */
@@ -94,12 +94,6 @@ export function checkAttachmentUrl(raw: string): AttachmentCheck {
 		return { ok: false, problem: `${quoted(raw)} must start with https:// or http:// (a public link the service can fetch)` };
 	}
 	const lastSegment = url.pathname.split('/').pop() ?? '';
-	let fileName: string | undefined;
-	try {
-		fileName = decodeURIComponent(lastSegment) || undefined;
-	} catch {
-		fileName = lastSegment || undefined;
-	}
 	const extension = /\.([A-Za-z0-9]{1,5})$/.exec(lastSegment)?.[1]?.toLowerCase();
 	if (extension && !ACCEPTED_EXTENSIONS.has(extension) && KNOWN_REFUSED_EXTENSIONS.has(extension)) {
 		return {
@@ -108,7 +102,7 @@ export function checkAttachmentUrl(raw: string): AttachmentCheck {
 		};
 	}
 	// The URL goes out as the user wrote it; URL() would rewrite it (a trailing slash, escapes).
-	return { ok: true, url: raw.trim(), fileName };
+	return { ok: true, url: raw.trim() };
 }
 
 /**
@@ -184,7 +178,7 @@ export class ItemInput {
 		return check.phone;
 	}
 
-	attachmentUrl(field: string, label: string): { url: string; fileName?: string } | undefined {
+	attachmentUrl(field: string, label: string): { url: string } | undefined {
 		const raw = this.optionalText(field, label);
 		if (raw.trim() === '') return undefined;
 		const check = checkAttachmentUrl(raw);

@@ -351,14 +351,8 @@ function modelAttachment(attachment: Input, filename: Input): 'refused' | { atta
 	if (ext && REFUSED_EXTENSIONS.includes(ext)) return 'refused';
 	const name = modelText(filename);
 	if (name === undefined) return 'refused';
-	let fromUrl: string;
-	try {
-		fromUrl = decodeURIComponent(last);
-	} catch {
-		fromUrl = last;
-	}
-	const chosen = name.trim() || fromUrl;
-	return chosen ? { attachment: raw.trim(), filename: chosen } : { attachment: raw.trim() };
+	// Only a name the user gave goes out.
+	return name.trim() ? { attachment: raw.trim(), filename: name.trim() } : { attachment: raw.trim() };
 }
 
 describe('the same through the isolated-vm expression engine (as an n8n 2.x server runs it)', () => {

@@ -35,7 +35,7 @@ describe('Message → Send', () => {
 		expect(run.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 	});
 
-	it('sends the attachment URL as written, with the file name from the URL unless one is given', async () => {
+	it('sends the attachment URL as written, and a file name only when one is given (none made up from the URL)', async () => {
 		const url = 'https://files.example.com/invoices/INV-42.pdf';
 		const run = await runOn(emulator, {
 			parameters: {
@@ -49,9 +49,10 @@ describe('Message → Send', () => {
 		});
 		expect(run.error).toBeUndefined();
 		expect(emulator.requests.map((request) => request.body)).toEqual([
-			{ phone: '+14155550123', text: 'Invoice attached', attachment: url, filename: 'INV-42.pdf' },
+			{ phone: '+14155550123', text: 'Invoice attached', attachment: url },
 			{ phone: '+14155550123', text: 'Invoice attached', attachment: url, filename: 'Your invoice.pdf' },
 		]);
+		expect(run.items[0].json).toEqual({ success: true, to: '+14155550123', message: 'Message sent successfully', attachment: url });
 		expect(run.items[1].json).toEqual({
 			success: true,
 			to: '+14155550123',

@@ -64,13 +64,9 @@ describe('normalizePhoneNumber', () => {
 });
 
 describe('checkAttachmentUrl', () => {
-	it('keeps the URL exactly as written and takes the file name from its last segment', () => {
-		expect(checkAttachmentUrl('https://cdn.example.com/files/My%20Invoice.pdf')).toEqual({
-			ok: true,
-			url: 'https://cdn.example.com/files/My%20Invoice.pdf',
-			fileName: 'My Invoice.pdf',
-		});
-		expect(checkAttachmentUrl(' https://example.com ')).toEqual({ ok: true, url: 'https://example.com', fileName: undefined });
+	it('keeps the URL exactly as written', () => {
+		expect(checkAttachmentUrl('https://cdn.example.com/files/My%20Invoice.pdf')).toEqual({ ok: true, url: 'https://cdn.example.com/files/My%20Invoice.pdf' });
+		expect(checkAttachmentUrl(' https://example.com ')).toEqual({ ok: true, url: 'https://example.com' });
 	});
 
 	it.each(['photo.jpeg', 'photo.JPG', 'a.png', 'v.mp4', 'v.3gp', 'd.pdf', 'd.doc', 'd.xls', 'd.ppt', 'd.txt', 'a.mp3', 'a.aac', 'a.m4a', 'a.ogg'])(

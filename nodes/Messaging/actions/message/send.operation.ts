@@ -42,7 +42,7 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				placeholder: 'e.g. invoice.pdf',
-				description: 'Name the recipient sees for the attachment. Defaults to the last part of the URL.',
+				description: 'Name the recipient sees for the attachment. Left empty, none is sent and the service names the file.',
 			},
 		],
 	},
@@ -58,7 +58,8 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedIte
 	const body: IDataObject = { phone, text };
 	if (attachment) {
 		body.attachment = attachment.url;
-		const filename = input.optionalText('additionalFields.filename', 'File Name').trim() || attachment.fileName;
+		// Only the name the user gave: the URL's last part is often no file name ("image.php?id=4", a hash).
+		const filename = input.optionalText('additionalFields.filename', 'File Name').trim();
 		if (filename) body.filename = filename;
 	}
 	return {
@@ -69,7 +70,8 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedIte
 			success: true,
 			to: phone,
 			message: (answer as IDataObject).message,
-			...(attachment ? { attachment: body.attachment, filename: body.filename } : {}),
+			...(attachment ? { attachment: body.attachment } : {}),
+			...(body.filename !== undefined ? { filename: body.filename } : {}),
 		}),
 	};
 }
