@@ -27,7 +27,13 @@ export function normalizePhoneNumber(raw: string): PhoneCheck {
 	const notE164 = { ok: false as const, problem: `${quoted(raw)} is not a phone number in E.164 format` };
 	// A bracketed 0 is marked first: it is the trunk mark only where it stands right after the
 	// country code; anywhere else it is a digit like any other.
-	let phone = raw.replace(/[([]\s*0\s*[)\]]/g, TRUNK_MARK).trim().replace(/[\s\-.()[\]]/g, '');
+	// Also taken out: any dash (an en dash from a word processor), invisible format characters
+	// (direction marks from a phone's contacts, zero-width spaces), and full-width forms ("＋４９").
+	let phone = raw
+		.normalize('NFKC')
+		.replace(/[([]\s*0\s*[)\]]/g, TRUNK_MARK)
+		.trim()
+		.replace(/[\s\p{Pd}\p{Cf}.()[\]]/gu, '');
 	if (phone.startsWith('00')) phone = `+${phone.slice(2)}`;
 	const code = CALLING_CODES.find((candidate) => phone.startsWith(candidate, 1));
 	// A written trunk mark is the one trunk 0 there is: what follows it is the number as the

@@ -38,6 +38,13 @@ describe('normalizePhoneNumber', () => {
 		['+44 20 [0]7946 0958', '+442007946 0958'.replace(' ', '')],
 		// A written trunk mark is the only trunk 0: a 0 after it stays (the country's rule takes none).
 		['+49 (0) 0151 2345678', '+4901512345678'],
+		// As numbers are copied from word processors, spreadsheets and phones: an en dash, direction
+		// marks around the number, a zero-width space, a no-break space, full-width forms.
+		['+1 415\u2013555\u20130100', '+14155550100'],
+		['\u202a+49 151 1234567\u202c', '+491511234567'],
+		['+49 151 1234567\u200b', '+491511234567'],
+		['+49\u00a0151\u00a01234567', '+491511234567'],
+		['\uff0b\uff14\uff19 151 1234567', '+491511234567'],
 	])('accepts %j as %j', (raw, expected) => {
 		expect(normalizePhoneNumber(raw)).toEqual({ ok: true, phone: expected });
 	});
