@@ -1,7 +1,8 @@
 /* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- not shipped: test code, run by Node outside n8n; a test token (README: Lint) */
 /**
  * Answers the HTTP layer itself cannot decode, written byte for byte by a raw TCP server: a
- * body that claims gzip or brotli but is plain, a status line that is not HTTP, Content-Length beside
+ * body that claims gzip or brotli but is plain, a status line that is not HTTP (or a status no HTTP
+ * answer has, 000 or 099), Content-Length beside
  * Transfer-Encoding, two Content-Lengths that differ. Each came after the request was written,
  * so for a send the service may have acted on it: the item fails as an unexpected answer from
  * the host that may have been delivered, never with the library's bare text, and is not sent
@@ -58,6 +59,9 @@ const UNDECODABLE: Array<[string, (body: string) => string, RegExp]> = [
 			`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 3\r\ntransfer-encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
 		/\(not readable as HTTP: Transfer-Encoding can't be present with Content-Length\)/,
 	],
+	// Node's parser reads these status lines, but no HTTP answer has them: judged as a 200 (below 300), the message was reported sent.
+	['status 000', (body) => `HTTP/1.1 000 Zero\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`, /\(HTTP 0, a status no HTTP answer has\)/],
+	['status 099', (body) => `HTTP/1.1 099 X\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`, /\(HTTP 99, a status no HTTP answer has\)/],
 	[
 		'two Content-Lengths that differ',
 		(body) => `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\ncontent-length: ${body.length + 1}\r\n\r\n${body}`,

@@ -354,3 +354,15 @@ describe('Sandbox Plants Get Many: an array that holds anything but plants is no
 		},
 	);
 });
+
+describe('an answer labelled JSON that is no JSON object or list says so (it read "application/json instead of JSON")', () => {
+	it.each(['"Message sent"', '<html>ok</html>'])('send answered 200 %s as application/json: may have been delivered, in those words', async (body) => {
+		const { url, seen } = await serve((_req, res) => {
+			res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+			res.end(body);
+		});
+		const result = await run(url, 'send');
+		expect(seen).toHaveLength(1);
+		expect(errorOf(result.items[0])).toMatch(/^Unexpected answer from .* \(HTTP 200, no JSON object or list, though labelled application\/json\)\. The message may have been delivered/);
+	});
+});

@@ -115,6 +115,8 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 		return { type: 'retryable', outcome, error: () => connectionError(attempt, outcome) };
 	}
 	const status = response.statusCode;
+	// "HTTP/1.1 000" or "099" is no HTTP answer at all, whatever its body says (not a success).
+	if (!(status >= 200)) return { type: 'failed', error: undecodableAnswerError(attempt, status, { why: 'a status no HTTP answer has', code: 'HTTP_STATUS' }), haltsRun: false, fateUnknown: true };
 	if (status >= 300 && status < 400) return { type: 'failed', error: redirectError(attempt, status, response.headers?.location), haltsRun: false, fateUnknown: status === 303 };
 	if (response.body instanceof UnreadableBody) {
 		return { type: 'failed', error: unexpectedAnswerError(attempt, status, response.body, response.headers?.['content-type']), haltsRun: false, fateUnknown: status < 300 };
@@ -273,7 +275,10 @@ function redirectError(attempt: Attempt, status: number, location: unknown): Nod
 function answerKind(attempt: Attempt, body: unknown, contentType: unknown): string {
 	if (body instanceof UnreadableBody) return body.why;
 	if (typeof body !== 'string') return 'JSON of another shape';
-	return body.trim() === '' ? 'an empty body' : `${String(scrubSecrets(String(contentType ?? 'text').split(';')[0], attempt.secrets))} instead of JSON`;
+	if (body.trim() === '') return 'an empty body';
+	const type = String(scrubSecrets(String(contentType ?? 'text').split(';')[0].trim(), attempt.secrets));
+	// Labelled JSON but not an object or list: a JSON string, a page, a body cut short.
+	return /json/i.test(type) ? `no JSON object or list, though labelled ${type}` : `${type} instead of JSON`;
 }
 
 function unexpectedAnswerError(attempt: Attempt, status: number, body: unknown, contentType: unknown): NodeApiError {
