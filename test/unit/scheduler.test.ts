@@ -672,8 +672,51 @@ describe('the accounts of the process', () => {
 		first.finish({ type: 'answered' });
 		await second;
 		// Unused for over an hour, it is forgotten when another account is made.
-		vi.setSystemTime(Date.now() + 3_600_001);
+		await vi.advanceTimersByTimeAsync(3_600_001);
 		accountFor('unit:cred-Z:send');
 		expect(accountFor('unit:cred-X:send')).not.toBe(mine);
+	});
+});
+
+describe('a step of the system clock (NTP, a VM resumed) is not time passing', () => {
+	it('stepped back an hour, a run at 10 per second goes on at its pace (it was held for the hour)', async () => {
+		const account = new Account();
+		const run = lane({ maxPerSecond: 10, maxConcurrent: 1 });
+		const first = await account.acquire(run);
+		await vi.advanceTimersByTimeAsync(20);
+		first.finish({ type: 'answered' });
+		vi.setSystemTime(Date.now() - 3_600_000);
+		let started = false;
+		const next = account.acquire(run).then((ticket) => {
+			started = true;
+			ticket.finish({ type: 'answered' });
+		});
+		await vi.advanceTimersByTimeAsync(100);
+		expect(started).toBe(true);
+		await next;
+	});
+
+	it('stepped back 2 minutes during a 1 s Retry-After, the request goes after the second (it failed as "asked to wait 121 s, more than Max Wait")', async () => {
+		const account = new Account();
+		const run = lane({ maxConcurrent: 2 });
+		const [accepted, refused] = [await account.acquire(run), await account.acquire(run)];
+		await vi.advanceTimersByTimeAsync(20);
+		accepted.finish({ type: 'answered' });
+		refused.finish({ type: 'refused', retryAfterMs: 1_000 });
+		let outcome: unknown;
+		const again = account.acquire(run, { place: refused.place }).then(
+			(ticket) => {
+				outcome = 'started';
+				ticket.finish({ type: 'answered' });
+			},
+			(error: unknown) => (outcome = error),
+		);
+		await vi.advanceTimersByTimeAsync(0);
+		vi.setSystemTime(Date.now() - 120_000);
+		await vi.advanceTimersByTimeAsync(999);
+		expect(outcome).toBeUndefined();
+		await vi.advanceTimersByTimeAsync(1);
+		expect(outcome).toBe('started');
+		await again;
 	});
 });

@@ -11,7 +11,7 @@ import type { BaseUrlCheck } from './baseUrl';
 import { EDITOR_POLICY, readRequestPolicy } from './options';
 import type { RequestPolicy } from './options';
 import { decideRetry } from './retryPolicy';
-import { accountFor, AUTO_CONCURRENCY, Counts, interruptibleSleep, LimitNotReopenedError } from './scheduler';
+import { accountFor, AUTO_CONCURRENCY, Counts, interruptibleSleep, LimitNotReopenedError, monotonicNow } from './scheduler';
 import type { Account, Outcome, RunLane, Ticket } from './scheduler';
 import { MIN_SECRET_LENGTH, secretsOf, tooShortSecret } from './secrets';
 import type { Secrets } from './secrets';
@@ -97,7 +97,7 @@ function newRun(context: RequestContext, policy: RequestPolicy, continueOnFail: 
 		context,
 		policy,
 		continueOnFail,
-		startedAt: Date.now(),
+		startedAt: monotonicNow(),
 		signal: stop.signal,
 		deadlines: new Deadlines(abandon.signal),
 		haltSignal: halt.signal,

@@ -140,7 +140,14 @@ export async function interruptibleSleep(ms: number, signal: AbortSignal): Promi
 /** Ends the pump's sleep when something changed (made once: an abort without a reason builds a DOMException each time). */
 const WOKEN = new Error('woken');
 
-export const realClock: Clock = { now: () => Date.now(), sleep: interruptibleSleep };
+/**
+ * Milliseconds on a clock that only moves forward, in the range of Date.now(): the system clock
+ * may be stepped (NTP, a VM resumed), and a step back of an hour would hold a paced run for an
+ * hour, one forward would end a Retry-After or Max Wait at once.
+ */
+export const monotonicNow = (): number => performance.timeOrigin + performance.now();
+
+export const realClock: Clock = { now: monotonicNow, sleep: interruptibleSleep };
 
 /** Answer times in order, oldest first, with a count of those after a time in O(log n). */
 class TimeLog {
