@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- not shipped: test code, run by Node outside n8n (README: Lint) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * Stopping is prompt, and limits hold across executions.
  *
@@ -9,6 +9,8 @@
  *   Requests, measured at the emulator; different credentials never wait for each other; a
  *   cancelled execution leaves the queue at once.
  */
+import { createRequire } from 'node:module';
+
 import type { IDataObject } from 'n8n-workflow';
 import { describe, expect, it, vi } from 'vitest';
 
@@ -80,6 +82,20 @@ describe('stopping is prompt', () => {
 		expect(run.run.status).toBe('canceled');
 		expect(sendRequests(emulator)).toHaveLength(1);
 	});
+
+	it('requests under way when a run is cancelled teach its credential nothing: Auto keeps its 32 for the next execution (as failures, each cut it by 0.9, to 1)', async () => {
+		// The scheduler of the package the engine runs (dist/, loaded by Node's require), to read the credential's account.
+		const { accountFor } = createRequire(import.meta.url)('../../dist/nodes/shared/transport/scheduler.js') as typeof import('../../nodes/shared/transport/scheduler');
+		emulator.setFaults({ latencyMs: 5_000 });
+		const cancel = new AbortController();
+		const running = execution({ items: bulkItems(40), options: {}, credentialId: 'cancel-under-way', signal: cancel.signal });
+		// The first request alone, then a round of 32: wait for the round to be under way.
+		for (let waited = 0; sendRequests(emulator).length < 33 && waited < 20_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+		expect(sendRequests(emulator)).toHaveLength(33);
+		cancel.abort();
+		await running;
+		expect(accountFor('messagingBearerApi:messagingBearerApi-cancel-under-way:send').state.autoConcurrency).toBeGreaterThanOrEqual(32);
+	}, 30_000);
 
 	it('a Retry-After pause ends at once when the run stops at another failure', async () => {
 		// Item 0 is told to wait 30 s; item 1 fails for good meanwhile: the run must not sit out the pause.

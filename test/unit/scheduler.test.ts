@@ -181,6 +181,35 @@ describe('order, fairness and stops', () => {
 		await Promise.all(waiting);
 	});
 
+	it('requests abandoned at a Stop teach nothing: Auto keeps its concurrency, and a round of them does not end the opening', async () => {
+		const account = new Account();
+		const stop = new AbortController();
+		const run = lane({}, { signal: stop.signal });
+		const tickets: Ticket[] = [];
+		const waiting = Array.from({ length: 40 }, () => account.acquire(run).then((ticket) => tickets.push(ticket), () => undefined));
+		await vi.advanceTimersByTimeAsync(0);
+		tickets[0].finish({ type: 'answered' });
+		await vi.advanceTimersByTimeAsync(0);
+		expect(account.state.inFlight).toBe(32);
+		const before = account.state.autoConcurrency;
+		stop.abort(new Error('stopped'));
+		for (const ticket of tickets.slice(1)) ticket.finish({ type: 'abandoned' });
+		await Promise.all(waiting);
+		// As failures they cut it by 0.9 each, 32 times, for every later run of the credential.
+		expect(account.state.autoConcurrency).toBe(before);
+		// The next run still opens with a round that must come back whole.
+		const next = lane();
+		const later: Ticket[] = [];
+		const more = Array.from({ length: 40 }, () => account.acquire(next).then((ticket) => later.push(ticket)));
+		await vi.advanceTimersByTimeAsync(0);
+		expect(later).toHaveLength(before);
+		later[0].finish({ type: 'answered' });
+		await vi.advanceTimersByTimeAsync(0);
+		expect(later).toHaveLength(before);
+		await answerUntil(later, 1, 40);
+		await Promise.all(more);
+	});
+
 	it('a round with a rate refusal keeps Auto in rounds: the refused request goes again only with the next round', async () => {
 		const { account, tickets, waiting } = await withOpeningRoundOut(40);
 		expect(account.state.inFlight).toBe(32);

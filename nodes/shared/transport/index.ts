@@ -268,8 +268,9 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 			next = nextStep(run, attempt, verdict, attemptNumber);
 		} finally {
 			// An attempt the run abandoned (a Stop's grace ran out, a cancel) got no answer, whatever
-			// its verdict says: counted as accepted, an abandoned probe would end a pause and teach a limit.
-			ticket.finish(run.deadlines.signal.aborted ? { type: 'failed' } : outcomeOf(verdict));
+			// its verdict says: it teaches nothing (counted as accepted, an abandoned probe would end a
+			// pause and teach a limit; as failed, each would cut Auto for every later run).
+			ticket.finish(run.deadlines.signal.aborted ? { type: 'abandoned' } : outcomeOf(verdict));
 		}
 		if (next.type === 'done') return { ok: true, body: next.body };
 		if (next.type === 'fail') return { ok: false, error: next.error, fateUnknown: next.fateUnknown };

@@ -73,6 +73,11 @@ export type Outcome =
 	| { type: 'refused'; retryAfterMs?: number }
 	/** No useful answer: connection failure, timeout, 5xx. */
 	| { type: 'failed' }
+	/**
+	 * Under way when its run stopped or was cancelled, and given up: it went out (it counts in the
+	 * windows), but its fate says nothing of the service (no latency, no refusal, no failure).
+	 */
+	| { type: 'abandoned' }
 	/** The ticket was not used for a request. */
 	| { type: 'unused' };
 
@@ -246,10 +251,12 @@ interface Round {
 	started: number;
 	answered: number;
 	refused: boolean;
+	/** A request of it was abandoned: the round did not show that a burst is taken. */
+	abandoned: boolean;
 	firstAnswerAt?: number;
 }
 
-const newRound = (id: number): Round => ({ id, size: 0, started: 0, answered: 0, refused: false });
+const newRound = (id: number): Round => ({ id, size: 0, started: 0, answered: 0, refused: false, abandoned: false });
 
 /**
  * How long past a run's Max Wait a probe already under way (another run's, or one that hangs) is
@@ -615,8 +622,9 @@ export class Account {
 		round.answered++;
 		round.firstAnswerAt ??= now;
 		if (outcome.type === 'refused') round.refused = true;
+		if (outcome.type === 'abandoned') round.abandoned = true;
 		if (round.answered < round.started) return;
-		if (round.started >= AUTO_CONCURRENCY.opened && !round.refused) this.opening = false;
+		if (round.started >= AUTO_CONCURRENCY.opened && !round.refused && !round.abandoned) this.opening = false;
 		this.round = newRound(round.id + 1);
 	}
 
@@ -628,6 +636,8 @@ export class Account {
 	/** What an answer teaches: latency and concurrency, and the account's rate limit. */
 	private learn(outcome: Outcome, startedAt: number, seq: number, end: number, probeOf: Pause | undefined): void {
 		if (probeOf) probeOf.probing--;
+		// A Stop that gave up 32 requests under way cut Auto by 0.9 for each, to a few for every later run.
+		if (outcome.type === 'abandoned') return;
 		// A probe of this pause (one that started in an earlier pause speaks for that one).
 		const probe = probeOf !== undefined && probeOf === this.pause;
 		if (outcome.type === 'refused') {
