@@ -27,10 +27,10 @@ export function normalizePhoneNumber(raw: string): PhoneCheck {
 	const notE164 = { ok: false as const, problem: `${quoted(raw)} is not a phone number in E.164 format` };
 	// A bracketed 0 is marked first: it is the trunk mark only where it stands right after the
 	// country code; anywhere else it is a digit like any other.
-	// Also taken out: any dash (an en dash from a word processor), invisible format characters
-	// (direction marks from a phone's contacts, zero-width spaces), and full-width forms ("＋４９").
+	// Also taken out: any dash (an en dash from a word processor) and invisible format characters
+	// (direction marks from a phone's contacts, zero-width spaces). Other digits than 0-9
+	// (full-width, Arabic-Indic) are refused, not read.
 	let phone = raw
-		.normalize('NFKC')
 		.replace(/[([]\s*0\s*[)\]]/g, TRUNK_MARK)
 		.trim()
 		.replace(/[\s\p{Pd}\p{Cf}.()[\]]/gu, '');

@@ -79,7 +79,7 @@ export function modelPhone(value: Input): string | undefined | typeof UNDECIDED 
 				}
 			}
 		}
-		if (/\s/.test(char) || PHONE_SEPARATORS.includes(char)) continue;
+		if (/\s/.test(char) || PHONE_SEPARATORS.includes(char) || /[\p{Pd}\p{Cf}]/u.test(char)) continue;
 		read += char;
 	}
 	if (read.startsWith('00')) read = `+${read.slice(2)}`;
@@ -171,7 +171,7 @@ const nearValidPhone = fc.oneof(
 		'00+14155550123',
 		'++14155550123',
 		'+1 415 555 0123 ext 4',
-		'+1–415–555–0123', // en dashes
+		'+1–415–555–0123', // en dashes: taken out like '-'
 		'+１４１５５５５０１２３', // full-width digits
 		'＋14155550123', // full-width plus
 		'+٤١٥٥٥٥٠١٢٣٤', // Arabic-Indic digits
