@@ -150,7 +150,9 @@ const WOKEN = new Error('woken');
  * may be stepped (NTP, a VM resumed), and a step back of an hour would hold a paced run for an
  * hour, one forward would end a Retry-After or Max Wait at once.
  */
-export const monotonicNow = (): number => performance.timeOrigin + performance.now();
+// Whole milliseconds, as Date.now() gives them: the rules compare times to the millisecond (a
+// probe "at Max Wait" must not go a fraction before it).
+export const monotonicNow = (): number => Math.floor(performance.timeOrigin + performance.now());
 
 export const realClock: Clock = { now: monotonicNow, sleep: interruptibleSleep };
 
