@@ -104,17 +104,27 @@ function urlOf(raw: unknown, label: string, policy: BaseUrlPolicy, path: string)
 
 const present = (value: unknown) => typeof value === 'string' && value.trim() !== '';
 
-/** Bearer token: list templates, or list one sandbox plant when only the sandbox is set up. */
+/**
+ * Bearer token: list templates; without a Templates Base URL, an empty-body probe of a send
+ * endpoint (no message can come of it, and the key is checked first: spec 4.1's 401/403), or
+ * list one sandbox plant when only the sandbox is set up.
+ */
 export async function messagingBearerApiTest(
 	this: ICredentialTestFunctions,
 	credential: ICredentialsDecrypted,
 ): Promise<INodeCredentialTestResult> {
 	const data = credential.data ?? {};
-	const url = present(data.templatesBaseUrl)
-		? urlOf(data.templatesBaseUrl, 'Templates Base URL', 'httpsOrLoopback', '/get_templates')
-		: present(data.sandboxBaseUrl)
-			? urlOf(data.sandboxBaseUrl, 'Sandbox Base URL', 'any', '/plants?limit=1')
-			: { status: 'Error' as const, message: 'Set the Templates Base URL (or, for the sandbox only, the Sandbox Base URL) to test the token' };
+	const how = present(data.templatesBaseUrl)
+		? { url: urlOf(data.templatesBaseUrl, 'Templates Base URL', 'httpsOrLoopback', '/get_templates'), method: 'GET' as const, api: 'templates' as const }
+		: present(data.sendBaseUrl)
+			? { url: urlOf(data.sendBaseUrl, 'Send Base URL', 'httpsOrLoopback', '/send'), method: 'POST' as const, api: 'send' as const }
+			: present(data.templateSendBaseUrl)
+				? { url: urlOf(data.templateSendBaseUrl, 'Template Send Base URL', 'httpsOrLoopback', '/send_template_message_by_api'), method: 'POST' as const, api: 'templateSend' as const }
+				: present(data.sandboxBaseUrl)
+					? { url: urlOf(data.sandboxBaseUrl, 'Sandbox Base URL', 'any', '/plants?limit=1'), method: 'GET' as const, api: 'sandbox' as const }
+					: undefined;
+	if (!how) return { status: 'Error', message: 'Set a base URL (Send, Template Send, Templates or Sandbox) to test the token' };
+	const { url, method, api } = how;
 	if (typeof url !== 'string') return url;
 	const target = new URL(url);
 	if (target.protocol === 'http:' && !isLoopbackHost(target.hostname)) {
@@ -124,14 +134,14 @@ export async function messagingBearerApiTest(
 		};
 	}
 	return await probe.call(this, {
-		method: 'GET',
+		method,
 		url,
 		headers: { Authorization: `Bearer ${String(data.accessToken ?? '')}` },
-		api: present(data.templatesBaseUrl) ? 'templates' : 'sandbox',
+		api,
 		secret: data.accessToken,
-		bodyRefusalMeansKeyAccepted: false,
-		// Spec 4.3 and 4.6: both answer a JSON array.
-		isSuccess: Array.isArray,
+		// A send refuses the empty body once it accepted the key; a list must come back as one (spec 4.3, 4.6).
+		bodyRefusalMeansKeyAccepted: method === 'POST',
+		isSuccess: method === 'GET' ? Array.isArray : undefined,
 	});
 }
 

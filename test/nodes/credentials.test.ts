@@ -64,6 +64,24 @@ describe('credential tests never send a message', () => {
 	});
 
 	it.each([
+		['sendBaseUrl', 'send', '/send'],
+		['templateSendBaseUrl', 'templateSend', '/send_template_message_by_api'],
+	] as const)('Bearer set up to send only (%s, no Templates Base URL): an empty-body probe of the send, key accepted on a body refusal and refused on 401 (it could not be tested at all)', async (field, api, path) => {
+		const { accessToken } = emulator.credentials.messagingBearerApi;
+		const data = { accessToken, [field]: emulator.credentials.messagingBearerApi[field] };
+		const ok = await callCredentialTest({ nodeType: 'messaging', credentialType: 'messagingBearerApi', data });
+		expect(ok).toEqual({ status: 'OK', message: 'Key accepted' });
+		const [probe] = emulator.requests;
+		expect(probe).toMatchObject({ api, method: 'POST', body: {} });
+		expect(probe.path.endsWith(path)).toBe(true);
+		expect(probe.headers.authorization).toBe(`Bearer ${accessToken}`);
+		expect(probe.status).toBe(400);
+		const wrong = await callCredentialTest({ nodeType: 'messaging', credentialType: 'messagingBearerApi', data: { ...data, accessToken: 'wrong-token-0000' } });
+		expect(wrong.message).toMatch(/The key was refused \(HTTP 401\)/);
+		expect(emulator.deliveries).toHaveLength(0);
+	});
+
+	it.each([
 		['messagingAuthorizationKeyApi', 'dashboard', (key: string) => ({ authorization: key })],
 		['messagingXApiKeyApi', 'alternative', (key: string) => ({ 'x-api-key': key })],
 	] as const)('%s: an empty-body probe, key accepted on a body refusal and refused on 401', async (type, api, header) => {
