@@ -393,6 +393,19 @@ describe('an account limit found from refusals', () => {
 		return Date.now() - started;
 	}
 
+	it.each([5_000, 12_000])('a slow service (100 per minute, answers after %i ms): what it accepted in all its rounds is learned, not only the last round', async (latencyMs) => {
+		const account = new Account();
+		const svc = service(100, 60_000, latencyMs, { wayThereMs: latencyMs / 2 });
+		await sendAll(account, svc, 300);
+		// Rounds of answers come a round trip apart: counted back only to a quiet second, it learned 24 per 40 s (5 s) or 25 per 15 s (12 s).
+		expect(account.state.learned).toMatchObject({ count: 100, windowMs: 60_000 });
+		const before = svc.log.length;
+		const elapsed = await sendAll(account, svc, 200);
+		expect(svc.log.slice(before).filter(({ accepted }) => !accepted)).toHaveLength(0);
+		// 200 more at 100 a minute: at most three windows (it took 345 s at 5 s latency).
+		expect(elapsed).toBeLessThanOrEqual(3 * 60_000 + 2 * latencyMs);
+	});
+
 	it.each([
 		{ limit: 30, windowMs: 60_000, retryAfter: false, probes: 18, arriveAfterMs: 0 },
 		{ limit: 30, windowMs: 60_000, retryAfter: true, probes: 1, arriveAfterMs: 0 },

@@ -31,7 +31,8 @@ import { sleep } from 'n8n-workflow';
  *    (it admits the next one once that answer leaves its window). An accepted probe ends the
  *    pause (probes of its batch refused after it go again under the limit it taught, their
  *    Retry-After holding, and begin no new pause) and teaches the limit: what
- *    the service accepted before it refused, per the time from the oldest of those to the probe
+ *    the service accepted before it refused (back to a quiet second, or two of the fastest round
+ *    trips against a slow service), per the time from the oldest of those to the probe
  *    (the round length below it, when a whole-second Retry-After made the probe late). A pause
  *    in which a request started after the refused one was accepted teaches nothing: a full
  *    window refuses everything after it, so that refusal was a stray one. From then on the
@@ -709,12 +710,17 @@ export class Account {
 		this.pausedUntil = Math.max(this.pausedUntil, now + retryAfterMs);
 	}
 
-	/** Start of the run of answers that led to a refusal at `now`: back to the first gap of over a second. */
+	/**
+	 * Start of the run of answers that led to a refusal at `now`: back to the first gap of over a
+	 * second, or of two of the fastest round trips against a slow service (whose answers come in
+	 * rounds that far apart: a second's gap would count only the last round).
+	 */
 	private burstStart(now: number): number {
+		const quietMs = Math.max(1_000, Number.isFinite(this.fastestRoundTrip) ? 2 * this.fastestRoundTrip : 0);
 		let start = now;
 		for (let k = this.accepted.countAfter(now - KEPT_MS) - 1; k >= 0; k--) {
 			const time = this.accepted.nthAfter(now - KEPT_MS, k) as number;
-			if (start - time > 1_000) break;
+			if (start - time > quietMs) break;
 			start = time;
 		}
 		return start - 1;
