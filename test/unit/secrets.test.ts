@@ -1,6 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- not shipped: test code, run by Node outside n8n (README: Lint) */
 import { describe, expect, it } from 'vitest';
 
+import { parseScrubbed } from '../../nodes/shared/transport/answer';
 import { scrubSecrets, scrubText, secretValues, tooShortSecret } from '../../nodes/shared/transport/secrets';
 
 const SECRET = 'tok_abcDEF123456';
@@ -49,5 +50,22 @@ describe('scrubSecrets', () => {
 		expect(tooShortSecret({ apiKey: 'k3y42' })).toEqual({ field: 'apiKey', length: 5 });
 		expect(tooShortSecret({ accessToken: 'long-enough' })).toBeUndefined();
 		expect(tooShortSecret({ apiKey: '' })).toBeUndefined();
+	});
+});
+
+describe('parseScrubbed: the body scrubbed before and after it is parsed', () => {
+	it('a key JSON-escaped in the body is scrubbed once parsing spells it out', () => {
+		expect(parseScrubbed('{"message":"bad key \\u0052eview-Token-0123"}', secretValues(['Review-Token-0123']))).toEqual({ message: 'bad key [redacted]' });
+		expect(parseScrubbed('{"message":"bad key Key+With\\/Slash99"}', secretValues(['Key+With/Slash99']))).toEqual({ message: 'bad key [redacted]' });
+	});
+
+	it('never throws where a key matches across an escape or inside a number in the JSON text, and keeps the value', () => {
+		// Replaced in the JSON text and parsed again, these failed to parse ("Bad escaped character"),
+		// and a delivered send's answer became a plain failure that Retry On Fail sent again.
+		expect(parseScrubbed('{"message":"key \\u000aBCDEFGH12 ok"}', secretValues(['nbcdefgh12']))).toEqual({ message: 'key \nBCDEFGH12 ok' });
+		expect(parseScrubbed('{"n":1.2345678E7}', secretValues(['12345678']))).toEqual({ n: '[redacted]' });
+		// Scrubbed in the text first, this one is no JSON any more: an answer that is not the service's, read as such.
+		expect(parseScrubbed('{"id":12345678901}', secretValues(['12345678901']))).toBe('{"id":[redacted]}');
+		expect(parseScrubbed('{"12345678901":"x"}', secretValues(['12345678901']))).toEqual({ '[redacted]': 'x' });
 	});
 });

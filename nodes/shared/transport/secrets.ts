@@ -90,6 +90,18 @@ export function scrubSecrets(value: unknown, secrets: Secrets): unknown {
 	} catch {
 		return '[an answer the node could not read]';
 	}
-	const scrubbed = scrubText(text, secrets);
-	return scrubbed === text ? value : (JSON.parse(scrubbed) as unknown);
+	return scrubText(text, secrets) === text ? value : scrubEach(value, secrets);
+}
+
+/**
+ * Every text (key or value) and number scrubbed on its own, walking the value: replacing in its
+ * JSON text and parsing that again could cut through an escape or a number ("\u000aBC…" for a
+ * key "nbc…", "1.2345678E7" for "12345678") and fail to parse.
+ */
+function scrubEach(value: unknown, secrets: Secrets): unknown {
+	if (typeof value === 'string') return scrubText(value, secrets);
+	if (typeof value === 'number' || typeof value === 'bigint') return scrubText(String(value), secrets) === String(value) ? value : '[redacted]';
+	if (typeof value !== 'object' || value === null) return value;
+	if (Array.isArray(value)) return value.map((element) => scrubEach(element, secrets));
+	return Object.fromEntries(Object.entries(value).map(([key, element]) => [scrubText(key, secrets), scrubEach(element, secrets)]));
 }
