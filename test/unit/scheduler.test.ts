@@ -559,6 +559,66 @@ describe('an account limit found from refusals', () => {
 		expect(account.state).toMatchObject({ inFlight: 0, queued: 0 });
 	});
 
+	it.each([
+		['behind a retry of the run whose probe hangs', true, true],
+		['before any answer was accepted (the limit was spent when the process started)', false, false],
+	])("a run with Max Wait 5 s waiting on a probe that hangs gives up a second past it, %s", async (_case, firstAccepted, retryInLine) => {
+		const account = new Account();
+		const slow = lane({ maxConcurrent: 3, maxWaitMs: 60_000 });
+		const first = await account.acquire(slow);
+		const refused = [await account.acquire(slow), await account.acquire(slow)];
+		await vi.advanceTimersByTimeAsync(20);
+		if (firstAccepted) first.finish({ type: 'answered' });
+		else first.finish({ type: 'refused' });
+		for (const ticket of refused) ticket.finish({ type: 'refused' });
+		const pauseBegan = Date.now();
+		// The first refused request goes again as the probe and hangs; the other waits in line (a retry, first in turn).
+		const probe = account.acquire(slow, { place: refused[0].place });
+		if (retryInLine) void account.acquire(slow, { place: refused[1].place }).catch(() => undefined);
+		let outcome: unknown;
+		let endedAt = 0;
+		void account.acquire(lane({ maxWaitMs: 5_000 })).then(
+			() => (outcome = 'started'),
+			(error: unknown) => {
+				outcome = error;
+				endedAt = Date.now();
+			},
+		);
+		await vi.advanceTimersByTimeAsync(1_500);
+		const hanging = await probe;
+		await vi.advanceTimersByTimeAsync(5_000);
+		// Before: held behind the other run's retry until its own Max Wait (61 s), or, with no round trip yet, until the probe ended.
+		expect(outcome).toBeInstanceOf(LimitNotReopenedError);
+		expect(endedAt - pauseBegan).toBeLessThanOrEqual(6_000);
+		hanging.finish({ type: 'failed' });
+		await vi.runAllTimersAsync();
+	});
+
+	it('a Retry-After past a run\'s Max Wait ends its wait at once, also behind another run\'s retry', async () => {
+		const account = new Account();
+		const slow = lane({ maxConcurrent: 3, maxWaitMs: 60_000 });
+		const [accepted, refused, underWay] = [await account.acquire(slow), await account.acquire(slow), await account.acquire(slow)];
+		await vi.advanceTimersByTimeAsync(20);
+		accepted.finish({ type: 'answered' });
+		refused.finish({ type: 'refused', retryAfterMs: 1_000 });
+		const probe = account.acquire(slow, { place: refused.place });
+		await vi.advanceTimersByTimeAsync(1_000);
+		const probing = await probe;
+		// Under way when the pause began, now refused naming 30 s; it goes again, first in turn.
+		underWay.finish({ type: 'refused', retryAfterMs: 30_000 });
+		void account.acquire(slow, { place: underWay.place }).catch(() => undefined);
+		let outcome: unknown;
+		void account.acquire(lane({ maxWaitMs: 10_000 })).then(
+			() => (outcome = 'started'),
+			(error: unknown) => (outcome = error),
+		);
+		await vi.advanceTimersByTimeAsync(0);
+		// Before: held behind the retry until the 30 s had passed.
+		expect(outcome).toMatchObject({ askedMs: 30_000, maxWaitMs: 10_000 });
+		probing.finish({ type: 'refused', retryAfterMs: 1_000 });
+		await vi.runAllTimersAsync();
+	});
+
 	it('a service that keeps refusing with a Retry-After of a millisecond is probed at most every 250 ms, not once per round trip', async () => {
 		const account = new Account();
 		const run = lane({ maxWaitMs: 10_000 });

@@ -12,8 +12,9 @@ import { sleep } from 'n8n-workflow';
  *    backoff or a pause, so no path can leave a place taken.
  * 2. A request tried again goes first, at the place in line of its first try (refused sends
  *    keep their order); then the run with the fewest requests under way (a one-item webhook
- *    execution is not queued behind a bulk run); then first come first served. A request that
- *    waits only for its own run's limits (Max Requests Per Second/Minute) holds no other run's.
+ *    execution is not queued behind a bulk run); then first come first served. What holds the
+ *    account holds every request alike; what is a run's own (its limits, its Max Wait, its
+ *    number of requests at once) holds no other run's.
  * 3. Concurrency: the number the user set, counted over the run (or every run sharing limits);
  *    otherwise Auto, an AIMD limit over the account: one request, then a round of 32, each round
  *    answered in full (or for a second since its first answer) before the next starts, until
@@ -22,7 +23,7 @@ import { sleep } from 'n8n-workflow';
  *    above its floor or a request fails; a rate refusal is not congestion (rule 5 paces it).
  * 4. The user's per-second/per-minute limits: starts spaced evenly from the run's start and
  *    never more than the limit in any window (a request counts from its start until a window
- *    after its answer), as before.
+ *    after its answer).
  * 5. A rate refusal pauses the account; its probes go at least 250 ms apart (a batch goes
  *    together, the last goes at Max Wait). With Retry-After, until then, when as many probes go as
  *    the service had accepted (one at a time once a probe after a named time was refused);
@@ -44,7 +45,8 @@ import { sleep } from 'n8n-workflow';
  *    next refusal.
  * 6. A pause longer than a run's Max Wait fails that run's waiting requests with
  *    LimitNotReopenedError (a last probe goes at Max Wait; a probe already under way then, another
- *    run's or one that hangs, is waited for a second more), and so does a Retry-After reaching
+ *    run's or one that hangs, is waited for a second more, or two of the fastest round trips when
+ *    that is longer), and so does a Retry-After reaching
  *    further than Max Wait; an aborted run signal takes its waiters out at once.
  * 7. A pause lasts only while something waits on it: once no request is in line and no probe
  *    is under way (the runs stopped, were cancelled, gave up at Max Wait, or their last items
@@ -261,10 +263,7 @@ interface Round {
 
 const newRound = (id: number): Round => ({ id, size: 0, started: 0, answered: 0, refused: false, abandoned: false });
 
-/**
- * How long past a run's Max Wait a probe already under way (another run's, or one that hangs) is
- * waited for before the run gives up (at least two of the fastest round trips seen).
- */
+/** How long past a run's Max Wait a probe already under way is waited for (rule 6). */
 const LAST_PROBE_ANSWER_MS = 1_000;
 
 /** Probes of one pause are at least this far apart. */
@@ -436,28 +435,26 @@ export class Account {
 				const now = this.clock.now();
 				let soonest = Infinity;
 				let granted = false;
+				// Every waiter in turn is looked at: what holds the whole account holds each of them alike,
+				// so one behind can go first only by what is its run's own (a webhook execution is not held
+				// by a bulk run's Max Requests Per Minute, nor a short Max Wait by a longer one's).
 				for (const waiter of this.inTurn()) {
-					const start = this.startTime(waiter, now);
-					if (start instanceof LimitNotReopenedError) {
+					const at = this.startTime(waiter, now);
+					if (at instanceof LimitNotReopenedError) {
 						this.queue.splice(this.queue.indexOf(waiter), 1);
-						waiter.fail(start);
+						waiter.fail(at);
 						granted = true;
 						break;
 					}
-					if (start === undefined) continue; // waits for an answer; later waiters may still go
+					if (at === undefined) continue; // waits for an answer
 					// Due within this millisecond: now (timers have no finer grain; every window keeps a margin of 5 ms or more).
-					if (start.at < now + 1) {
+					if (at < now + 1) {
 						this.queue.splice(this.queue.indexOf(waiter), 1);
 						waiter.grant(this.start(waiter, now));
 						granted = true;
 						break;
 					}
-					soonest = Math.min(soonest, start.at);
-					// Held by its run's own limits only: other runs' waiters behind it may go (a webhook
-					// execution is not held by a bulk run's Max Requests Per Minute).
-					if (start.ownLimits) continue;
-					// The account's time-ordered rules hold for everyone behind the first waiter that must wait for a time.
-					break;
+					soonest = Math.min(soonest, at);
 				}
 				if (granted) continue;
 				if (soonest === Infinity) return; // nothing due by time: an answer or a new waiter pokes
@@ -483,13 +480,12 @@ export class Account {
 	}
 
 	/**
-	 * When `waiter` may start (epoch ms; in the past: now) and whether only its run's own limits
-	 * hold it then; undefined while it must wait for an answer; or the error that ends its wait.
+	 * When `waiter` may start (epoch ms; in the past: now), undefined while it must wait for an
+	 * answer, or the error that ends its wait.
 	 */
-	private startTime(waiter: Waiter, now: number): { at: number; ownLimits: boolean } | undefined | LimitNotReopenedError {
+	private startTime(waiter: Waiter, now: number): number | undefined | LimitNotReopenedError {
 		const { lane } = waiter;
 		const { limits } = lane;
-		// What holds every run of the account: a pause, a Retry-After, Auto, the learned limit.
 		let at = now;
 		// Measured from now, not from when it was said: a later run waits only for what is left of it.
 		const asked = this.pausedUntil - now;
@@ -501,11 +497,12 @@ export class Account {
 			// The last probes go at Max Wait; once they are refused, the wait is over. A probe under way
 			// then (another run's, one that hangs) is waited for only a moment longer.
 			const deadline = pause.since + limits.maxWaitMs;
-			const answerBy = deadline + Math.max(LAST_PROBE_ANSWER_MS, 2 * this.fastestRoundTrip);
+			const answerBy = deadline + Math.max(LAST_PROBE_ANSWER_MS, Number.isFinite(this.fastestRoundTrip) ? 2 * this.fastestRoundTrip : 0);
 			if (this.lastProbeAt >= deadline && pause.probing === 0) return new LimitNotReopenedError(now - pause.since, pause.accepted, limits.maxWaitMs);
 			if (pause.probing >= pause.batch) {
 				if (now >= answerBy) return new LimitNotReopenedError(now - pause.since, pause.accepted, limits.maxWaitMs);
-				return { at: answerBy, ownLimits: false };
+				// Woken then to give up, unless the probe's answer comes first.
+				return answerBy;
 			}
 			at = Math.max(at, Math.min(pause.nextProbeAt, deadline));
 		}
@@ -529,13 +526,13 @@ export class Account {
 		}
 
 		// The run's own per-second and per-minute limits: even spacing from its start, and the windows.
-		let ownAt = this.dueTime(own, limits);
+		at = Math.max(at, this.dueTime(own, limits));
 		for (const { lengthMs, limitOf } of WINDOWS) {
 			const free = this.windowFree(own, limitOf(limits), lengthMs + marginMs(lengthMs), now);
 			if (free === undefined) return undefined;
-			ownAt = Math.max(ownAt, free);
+			at = Math.max(at, free);
 		}
-		return { at: Math.max(at, ownAt), ownLimits: ownAt > at };
+		return at;
 	}
 
 	/** When a start is due by the spacing of `limits` alone. */
