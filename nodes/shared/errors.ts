@@ -124,7 +124,7 @@ export function readFailureOfSuccess(api: ServiceApi, body: unknown): ServiceFai
 	// An error object that says nothing (`error: {}`, `{code: null, message: null}`) beside a success
 	// is the "no error" some services always send, as `error: 0` is.
 	const nested = isObject(body.error) ? body.error : undefined;
-	const nestedCode = nested && (text(nested.code) ?? (typeof nested.code === 'number' && nested.code !== 0 ? String(nested.code) : undefined));
+	const nestedCode = nested && errorFlag(nested.code)?.code;
 	if (nested && (text(nested.message) !== undefined || nestedCode !== undefined)) {
 		return { ...saidOr(text(nested.message) ?? message ?? details, 'The service reported an error'), ...(nestedCode ? { code: nestedCode } : {}) };
 	}

@@ -31,9 +31,11 @@ export function normalizePhoneNumber(raw: string): PhoneCheck {
 	// (direction marks from a phone's contacts, zero-width spaces). Other digits than 0-9
 	// (full-width, Arabic-Indic) are refused, not read.
 	let phone = raw
+		// Invisible ones first: "(\u200b0)" is the "(0)" the user sees.
+		.replace(/\p{Cf}/gu, '')
 		.replace(/[([]\s*0\s*[)\]]/g, TRUNK_MARK)
 		.trim()
-		.replace(/[\s\p{Pd}\p{Cf}.()[\]]/gu, '');
+		.replace(/[\s\p{Pd}.()[\]]/gu, '');
 	if (phone.startsWith('00')) phone = `+${phone.slice(2)}`;
 	const code = CALLING_CODES.find((candidate) => phone.startsWith(candidate, 1));
 	// A written trunk mark is the one trunk 0 there is: what follows it is the number as the

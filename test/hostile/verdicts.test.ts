@@ -134,6 +134,7 @@ describe('a 2xx body that says it failed is a failure with the service\'s words,
 		['send', { message: 'Message sent successfully', error: {} }],
 		['send', { message: 'Message sent successfully', error: { code: null, message: null } }],
 		['send', { message: 'Message sent successfully', error: 'none' }],
+		['send', { message: 'Message sent successfully', error: { code: '0', message: '' } }],
 		['sendDashboard', { success: true, message: 'Message queued', details: { messages: [{ id: 'm1', message_status: 'sent' }] }, error: {} }],
 	] as Array<[Operation, IDataObject]>)('%s answered 200 %j: still a success', async (operation, body) => {
 		const { url, seen } = await answering(operation, 200, body);

@@ -44,6 +44,7 @@ describe('normalizePhoneNumber', () => {
 		['\u202a+49 151 1234567\u202c', '+491511234567'],
 		['+49 151 1234567\u200b', '+491511234567'],
 		['+49\u00a0151\u00a01234567', '+491511234567'],
+		['+44 (\u200b0) 20 7946 0958', '+442079460958'],
 	])('accepts %j as %j', (raw, expected) => {
 		expect(normalizePhoneNumber(raw)).toEqual({ ok: true, phone: expected });
 	});
