@@ -203,17 +203,14 @@ async function forEachItem(run: Run, count: number, check: (itemIndex: number) =
 }
 
 /**
- * A Continue On Fail item: the message, and what to do about it under `details`. n8n routes an
- * item to the error output when its json holds only `error`, `message` and `details`, and it
- * would cut the json of an item carrying the error object itself down to the message.
+ * A Continue On Fail item: `error`, the message, and `message`, what to do about it. n8n sends an
+ * item to the error output by its json: 1.x only when that is `error` alone or with `message`
+ * (2.x also takes `details`); an error object on the item would route it on both, but 2.x then
+ * cuts its json down to the message.
  */
 function errorItem(error: Error, itemIndex: number): INodeExecutionData {
-	const { description, httpCode } = error as Partial<NodeApiError>;
-	const details = { ...(description ? { description } : {}), ...(httpCode ? { httpCode } : {}) };
-	return {
-		json: { error: error.message, ...(Object.keys(details).length > 0 ? { details } : {}) },
-		pairedItem: { item: itemIndex },
-	};
+	const { description } = error as Partial<NodeApiError>;
+	return { json: { error: error.message, ...(description ? { message: description } : {}) }, pairedItem: { item: itemIndex } };
 }
 
 /** "0, 2-5, 9" */

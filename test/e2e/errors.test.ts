@@ -59,6 +59,16 @@ describe('no credits (direct send: {message: "Message sending failed | Reason: .
 	});
 });
 
+test('"Continue (using error output)": the failed item goes to the error output, the sent one to the success output (on n8n 1.x too, which routes only `error` with at most `message`)', async () => {
+	const node = { ...sendNode(false), onError: 'continueErrorOutput' as const };
+	const { execution } = await runNode(e2e, node, { items: [{ phone: '+14155550123' }, { phone: 'not a number' }] });
+	expect(execution.status).toBe('success');
+	expect(outputItems(execution, 'Send', 0)).toEqual([expect.objectContaining({ success: true, to: '+14155550123' })]);
+	// n8n adds the input item's fields to an item on the error output.
+	expect(outputItems(execution, 'Send', 1)).toEqual([{ phone: 'not a number', error: expect.stringMatching(/Phone \(phone\)/), message: expect.stringMatching(/international format/) }]);
+	expect((await e2e.emulator.state()).deliveries).toBe(1);
+});
+
 // A rejected template never reaches the service (the node checks the live template first,
 // see templates.test.ts); an account without credits is what the template send itself refuses.
 test('template send ({error: {code, message}}): no credits fails with the service reason', async () => {

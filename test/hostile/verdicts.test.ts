@@ -180,9 +180,9 @@ describe('a 401 or 403 that is not JSON (a gateway page, an empty body) is the k
 		const host = new URL(url).host;
 		for (const item of result.items) {
 			expect(errorOf(item)).toContain(`${host} refused the credential (HTTP ${status}`);
-			expect(JSON.stringify(item.json.details)).toMatch(/The token or key was refused/);
+			expect(String(item.json.message)).toMatch(/The token or key was refused/);
 		}
-		expect(JSON.stringify(result.items[1].json.details)).toMatch(/Not sent: an earlier item/);
+		expect(String(result.items[1].json.message)).toMatch(/Not sent: an earlier item/);
 	});
 
 	it('the same as the JSON 401: one request, the others halted', async () => {
@@ -219,7 +219,7 @@ describe('spec part 7 conditions are judged by their words before their status',
 		const result = await run(url, 'send', { options: { maxWaitSeconds: 2 } });
 		expect(seen).toHaveLength(1);
 		expect(errorOf(result.items[0])).toBe('Message limit for this number reached (50 per hour)');
-		expect(JSON.stringify(result.items[0].json.details)).toMatch(/limit for one number/);
+		expect(String(result.items[0].json.message)).toMatch(/limit for one number/);
 		expect(result.elapsedMs).toBeLessThan(1_500);
 	});
 
@@ -243,7 +243,7 @@ describe('spec part 7 conditions are judged by their words before their status',
 		expect(seen).toHaveLength(1);
 		for (const item of result.items) {
 			expect(errorOf(item)).toBe('Insufficient credits');
-			expect(JSON.stringify(item.json.details)).toMatch(/Top up credits/);
+			expect(String(item.json.message)).toMatch(/Top up credits/);
 		}
 	});
 
@@ -277,7 +277,7 @@ describe('spec part 7 conditions are judged by their words before their status',
 		expect(seen).toHaveLength(3);
 		for (const item of result.items) {
 			expect(errorOf(item)).toBe('Recipient does not have an active account on the messaging platform');
-			expect(JSON.stringify(item.json.details)).toMatch(/Use another channel/);
+			expect(String(item.json.message)).toMatch(/Use another channel/);
 		}
 	});
 });

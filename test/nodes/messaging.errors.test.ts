@@ -286,11 +286,11 @@ describe('Continue On Fail', () => {
 		// Only error, message and details: the keys n8n accepts for routing an item to the error output.
 		expect(run.items[1].json).toEqual({
 			error: 'Recipient has no active account on the messaging platform',
-			details: { description: expect.stringMatching(/no active account on the messaging platform. Use another channel/), httpCode: '400' },
+			message: expect.stringMatching(/no active account on the messaging platform. Use another channel/),
 		});
 		expect(run.items[2].json).toEqual({
 			error: expect.stringMatching(/Phone \(phone\)/),
-			details: { description: expect.stringMatching(/international format/) },
+			message: expect.stringMatching(/international format/),
 		});
 		expect(run.items[0].json.success).toBe(true);
 		expect(run.items[3].json.success).toBe(true);

@@ -163,10 +163,10 @@ describe.each(SEND_OPERATIONS)('$operation: a fault hits item 0, Continue On Fai
 		expect(failed.json.error).toMatch(fault.message(emu));
 		if (fault.mayHaveBeenDelivered) expect(failed.json.error).toMatch(MAY_HAVE_BEEN_DELIVERED);
 		else expect(failed.json.error).not.toMatch(/may have been delivered/);
-		expect(failed.json.details).toBeDefined();
+		expect(failed.json.message).toBeDefined();
 		if (fault.haltsRun) {
 			expect(next.json.error).toBe(failed.json.error);
-			expect((next.json.details as { description?: string }).description).toMatch(/^Not sent: an earlier item of this run failed for this reason/);
+			expect(next.json.message).toMatch(/^Not sent: an earlier item of this run failed for this reason/);
 		} else {
 			expect(next.json.success).toBe(true);
 		}
@@ -340,7 +340,7 @@ describe('reads: a reset or timeout is retried, anything else that is not the an
 		expect(run.items).toHaveLength(1);
 		expect(run.items[0].json.template_id).toBeUndefined();
 		expect(run.items[0].json.error).toBe(`Unexpected answer from ${hostOf(emu.url)} (HTTP 200, ${what})`);
-		expect((run.items[0].json.details as { description?: string }).description).toMatch(/Check the credential's base URL/);
+		expect(run.items[0].json.message).toMatch(/Check the credential's base URL/);
 	});
 
 	it('Template → Get Many answered with the token echoed: the token is scrubbed', async () => {
