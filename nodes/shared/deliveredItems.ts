@@ -3,8 +3,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 /**
  * n8n's node setting Retry On Fail runs the whole node again when it fails (or when its first
  * output item carries an error), with the same input: every item the first try delivered would
- * be sent again. While that setting is on, a run remembers what each item's request was and what
- * became of it; a retry of the same node in the same execution returns those items as they were
+ * be sent again. While that setting is on, a run remembers each item's input and what became of
+ * its request; a retry of the same node in the same execution returns those items as they were
  * instead of sending them again. Remembered: the items delivered, and the items whose request went
  * out and may have been carried out though they failed (a 5xx, a timeout, a dropped connection):
  * their error says they were not sent again because that could duplicate them, and a retry of the
@@ -16,8 +16,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 export type Remembered = { ok: true; data: IDataObject[] } | { ok: false; error: Error };
 
 interface Entry {
-	/** The request that was sent: a retry reuses the outcome only for the very same request. */
-	request: string;
+	/** The item's input: a retry reuses the outcome only for the very same input. */
+	input: string;
 	outcome: Remembered;
 	/** The error's description as it was made: the router adds the run's summary to it on each try. */
 	description?: unknown;
@@ -32,10 +32,10 @@ const KEEP_MS = 10 * 60_000;
 const memories = new Map<string, Memory>();
 
 export interface DeliveredItems {
-	/** What became of item `itemIndex` the last time this very request was sent, if it is remembered. */
-	recall(itemIndex: number, request: unknown): Remembered | undefined;
+	/** What became of item `itemIndex` of this very input the last time, if it is remembered. */
+	recall(itemIndex: number, input: unknown): Remembered | undefined;
 	/** The item was delivered, or (a failure) may have been: a retry must not send it again. */
-	remember(itemIndex: number, request: unknown, outcome: Remembered): void;
+	remember(itemIndex: number, input: unknown, outcome: Remembered): void;
 	/** The node's run ended without a failure: no retry will come. */
 	forget(): void;
 }
@@ -56,15 +56,15 @@ export function deliveredItems(context: IExecuteFunctions): DeliveredItems | und
 	}
 	const items = memory.items;
 	return {
-		recall: (itemIndex, request) => {
+		recall: (itemIndex, input) => {
 			const entry = items.get(itemIndex);
-			if (!entry || entry.request !== JSON.stringify(request)) return undefined;
+			if (!entry || entry.input !== JSON.stringify(input ?? null)) return undefined;
 			if (!entry.outcome.ok) (entry.outcome.error as { description?: unknown }).description = entry.description;
 			return entry.outcome;
 		},
-		remember: (itemIndex, request, outcome) => {
+		remember: (itemIndex, input, outcome) => {
 			const description = outcome.ok ? undefined : (outcome.error as { description?: unknown }).description;
-			items.set(itemIndex, { request: JSON.stringify(request), outcome, description });
+			items.set(itemIndex, { input: JSON.stringify(input ?? null), outcome, description });
 		},
 		forget: () => {
 			memories.delete(key);

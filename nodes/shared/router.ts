@@ -126,11 +126,13 @@ export async function router(this: IExecuteFunctions, resources: Record<string, 
 	if (failedCheck && !failedCheck.ok && !continueOnFail) throw failedCheck.error;
 
 	// Retry On Fail runs the node again: items this execution already delivered, or may have
-	// delivered, are returned as they were, not sent again.
+	// delivered, are returned as they were, not sent again. An item is known by its input, which
+	// n8n gives again as it was (its request may differ: an expression with $now or a random ID).
 	const delivered = deliveredItems(this);
+	const inputOf = (itemIndex: number) => items[itemIndex]?.json;
 	if (delivered) {
 		prepared.forEach((item, itemIndex) => {
-			const outcome = item && delivered.recall(itemIndex, item.request.body ?? item.request.path);
+			const outcome = item && delivered.recall(itemIndex, inputOf(itemIndex));
 			if (!outcome) return;
 			results[itemIndex] = outcome;
 			prepared[itemIndex] = undefined;
@@ -143,10 +145,7 @@ export async function router(this: IExecuteFunctions, resources: Record<string, 
 		(itemIndex, result) => {
 			if (!result.ok) {
 				results[itemIndex] = { ok: false, error: result.error };
-				if (result.fateUnknown) {
-					const { request } = prepared[itemIndex]!;
-					delivered?.remember(itemIndex, request.body ?? request.path, results[itemIndex]);
-				}
+				if (result.fateUnknown) delivered?.remember(itemIndex, inputOf(itemIndex), results[itemIndex]);
 				prepared[itemIndex] = undefined;
 				return;
 			}
@@ -154,8 +153,7 @@ export async function router(this: IExecuteFunctions, resources: Record<string, 
 				const output = prepared[itemIndex]!.output(result.body);
 				const data = Array.isArray(output) ? output : [includeRawResponse ? { ...output, rawResponse: result.body as IDataObject } : output];
 				results[itemIndex] = { ok: true, data };
-				const { request } = prepared[itemIndex]!;
-				delivered?.remember(itemIndex, request.body ?? request.path, results[itemIndex]);
+				delivered?.remember(itemIndex, inputOf(itemIndex), results[itemIndex]);
 			} catch (error) {
 				results[itemIndex] = { ok: false, error: error as Error };
 			}

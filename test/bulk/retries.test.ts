@@ -7,6 +7,7 @@
  *   - reads and deletes ARE retried after a 5xx or a timeout;
  *   - "Retry Sends After Server Errors" retries sends (at-least-once, by choice).
  */
+import { sleep } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
 import { startEmulator,  type RequestRecord } from '../emulator';
@@ -335,6 +336,46 @@ describe("n8n's Retry On Fail on a send node", () => {
 		expect((run.error as { context: { itemIndex?: number } }).context.itemIndex).toBe(1);
 		// Each message went out once: item 1 not again, item 2 (never sent) on a retry.
 		expect(sendRequests(emulator).map(phoneOfRequest).sort()).toEqual([0, 1, 2].map(phoneOf));
+	});
+
+	it.each([
+		['ok', 'success-false', 0],
+		['ok', '5xx-after', 1],
+	] as const)('an item is known by its input, not its request: with a text from $now, item %#\'s message (%s, then %s) is not sent again on the retry', async (first, second, once) => {
+		emulator.setFaults({ script: [first, second] });
+		const node = retryOnFail(false);
+		const run = await runNode({
+			node: { ...node, parameters: { ...node.parameters, text: '={{ $json.text + " at " + $now.toMillis() }}' } },
+			items: bulkItems(3),
+			credentials: emulator.credentials as never,
+			expressionEngine: 'legacy',
+		});
+		// Before: remembered by its request, whose text had changed by the retry: sent, and delivered, twice.
+		expect(emulator.deliveries.filter((delivery) => delivery.recipient === phoneOf(once))).toHaveLength(1);
+		expect(sendRequests(emulator).filter((request) => phoneOfRequest(request) === phoneOf(0))).toHaveLength(1);
+		if (second === '5xx-after') expect(run.error?.message).toMatch(MAY_HAVE_BEEN_DELIVERED);
+	});
+
+	it('a Stop is seen by the retry n8n starts after it: the run ends at once, with nothing more sent', async () => {
+		emulator.setFaults({ latencyMs: 20 });
+		const cancel = new AbortController();
+		const running = runNode({
+			node: { ...retryOnFail(true, { maxPerSecond: 2, maxConcurrent: 1 }), waitBetweenTries: 10 },
+			items: bulkItems(12),
+			credentials: emulator.credentials as never,
+			expressionEngine: 'legacy',
+			signal: cancel.signal,
+		});
+		for (let waited = 0; sendRequests(emulator).length < 1 && waited < 10_000; waited += 10) await sleep(10);
+		cancel.abort();
+		const run = await running;
+		const sent = sendRequests(emulator).length;
+		// Before: the retry ran as if nothing had happened, through its pacing (11 s here), every
+		// request refused by n8n's helper on the fired signal, and ended "successfully" with items
+		// that said only "canceled".
+		expect(run.run.status).toBe('canceled');
+		expect(run.error?.message).toBe('The execution was canceled');
+		expect(sent).toBeLessThanOrEqual(2);
 	});
 
 	it('a send abandoned when the run stopped is not sent again either', async () => {

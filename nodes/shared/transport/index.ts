@@ -85,14 +85,13 @@ function newRun(context: RequestContext, policy: RequestPolicy, continueOnFail: 
 	const abandon = new AbortController();
 	const halt = new AbortController();
 	const memo = new Map<string, Promise<unknown>>();
-	cancelSignal?.addEventListener(
-		'abort',
-		() => {
-			stop.abort(new ExecutionCanceledError());
-			abandon.abort(new ExecutionCanceledError());
-		},
-		{ once: true },
-	);
+	const cancel = () => {
+		stop.abort(new ExecutionCanceledError());
+		abandon.abort(new ExecutionCanceledError());
+	};
+	// Already cancelled: n8n's Retry On Fail runs the node again after a Stop, with the signal that fired.
+	if (cancelSignal?.aborted) cancel();
+	else cancelSignal?.addEventListener('abort', cancel, { once: true });
 	return {
 		context,
 		policy,
