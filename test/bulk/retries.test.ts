@@ -278,6 +278,19 @@ describe('reads and deletes are retried after a 5xx or a timeout', () => {
 	});
 });
 
+describe('a request that may have been carried out, waiting to go again when the run stops', () => {
+	it('Retry Sends After Server Errors: a send answered 5xx after delivery, its retry cut off by another item\'s failure, is not listed as "Not sent"', async () => {
+		// Item 0 is delivered and answered 500: it waits to be sent again. Item 1 is refused for good meanwhile: the run stops.
+		emulator.setFaults({ script: ['5xx-after', 'success-false'] });
+		const run = await runOn(emulator, { parameters: directSendParameters({ maxConcurrent: 2, retrySendsOnServerError: true }), items: bulkItems(3) });
+		expect(emulator.deliveries.map((delivery) => delivery.recipient)).toEqual([phoneOf(0)]);
+		const description = (run.error as { description?: string }).description ?? '';
+		// Before: "Not sent: items 0, 2", and a re-run of the items "not sent" sent item 0 again.
+		expect(description).toMatch(/Not sent: item 2\./);
+		expect(description).toMatch(/Failed: items 0-1\./);
+	});
+});
+
 describe("n8n's Retry On Fail on a send node", () => {
 	const retryOnFail = (continueOnFail: boolean, options: Parameters<typeof directSendParameters>[0] = { maxConcurrent: 1 }) => ({
 		type: 'messaging',

@@ -254,8 +254,18 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 		sendCredentialsOnCrossOriginRedirect: false,
 	};
 	let place: number | undefined;
+	/** The failure of the last attempt that may have been carried out, while it waits to go again. */
+	let mayHaveActed: NodeApiError | undefined;
 	for (let attemptNumber = 1; ; attemptNumber++) {
-		const ticket = await acquire(run, target, attempt, place);
+		const acquired = await acquire(run, target, attempt, place).then(
+			(granted) => ({ ticket: granted }),
+			(error: unknown) => ({ ended: error as Error }),
+		);
+		if ('ended' in acquired) {
+			if (mayHaveActed) return notSentAgain(run, attempt, mayHaveActed);
+			throw acquired.ended;
+		}
+		const { ticket } = acquired;
 		place = ticket.place;
 		let verdict: Verdict | undefined;
 		let next: Next;
@@ -274,11 +284,26 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 		if (next.type === 'done') return { ok: true, body: next.body };
 		if (next.type === 'fail') return { ok: false, error: next.error, fateUnknown: next.fateUnknown };
 		if (next.type === 'backoff') {
-			await interruptibleSleep(next.waitMs, lane.signal).catch((reason: unknown) => {
-				throw waitEnded(run, target, attempt, reason);
-			});
+			if (verdict.type === 'retryable' && attempt.mayHaveActed) mayHaveActed = verdict.error();
+			const ended = await interruptibleSleep(next.waitMs, lane.signal).then(
+				() => undefined,
+				(reason: unknown) => waitEnded(run, target, attempt, reason),
+			);
+			if (ended && mayHaveActed) return notSentAgain(run, attempt, mayHaveActed);
+			if (ended) throw ended;
 		}
 	}
+}
+
+/**
+ * A request that may have been carried out (Retry Sends After Server Errors sent it again after a
+ * 5xx or a lost answer) whose next try never went because the run stopped: not "not sent".
+ */
+function notSentAgain(run: Run, attempt: Attempt, cause: NodeApiError): JobResult {
+	const what = attempt.idempotent ? 'the service may have carried it out' : 'the message may have been delivered';
+	const message = `${cause.message}. The run stopped before it was tried again: ${what}`;
+	const error = new NodeApiError(run.context.getNode(), { message }, { message, description: cause.description ?? undefined, httpCode: cause.httpCode ?? undefined, itemIndex: attempt.itemIndex });
+	return { ok: false, error, fateUnknown: false };
 }
 
 /**
