@@ -17,8 +17,36 @@ export interface ServiceFailure {
 export const isObject = (value: unknown): value is Record<string, unknown> =>
 	typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const text = (value: unknown): string | undefined =>
-	typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+/**
+ * Terminal escapes, control characters and direction overrides: in a service's words they would
+ * recolour a log, forge a line of it, or make the message read backwards in the editor.
+ */
+const isUnprintable = (code: number) =>
+	code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x200e || code === 0x200f || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
+
+/** `value` as one line: a terminal escape ("ESC [ 31 m") dropped whole, anything else unprintable a space. */
+function oneLine(value: string): string {
+	let line = '';
+	for (let i = 0; i < value.length; i++) {
+		const code = value.charCodeAt(i);
+		if (code === 0x1b && value[i + 1] === '[') {
+			let end = i + 2;
+			while (end < value.length && /[0-9;?]/.test(value[end])) end++;
+			while (end < value.length && value.charCodeAt(end) >= 0x20 && value.charCodeAt(end) <= 0x2f) end++;
+			i = end; // its final character goes with it
+			continue;
+		}
+		line += isUnprintable(code) ? ' ' : value[i];
+	}
+	return line.replace(/\s+/g, ' ').trim();
+}
+
+/** A service's words as one clean line, or undefined when there are none. */
+const text = (value: unknown): string | undefined => {
+	if (typeof value !== 'string') return undefined;
+	const clean = oneLine(value);
+	return clean === '' ? undefined : clean;
+};
 
 /** The service's words, or when it gave none the node's own `fallback`, marked as such. */
 const saidOr = (words: string | undefined, fallback: string): ServiceFailure =>

@@ -28,6 +28,13 @@ describe('readFailure: the four error bodies of spec part 7', () => {
 		expect(readFailure({ message: 'Message sent successfully' }, false)).toBeUndefined();
 	});
 
+	it("the service's words come as one clean line: no terminal escapes, control characters or direction overrides (log or editor injection)", () => {
+		expect(readFailure({ message: 'Message sending failed | Reason: \u001b[31mNo credits\u001b[0m\r\n2026-11-25 INFO all sent\u202e' }, true)).toEqual({
+			reason: 'No credits 2026-11-25 INFO all sent',
+		});
+		expect(readFailure({ error: { code: 'E\u0007', message: 'Bad\ttemplate\u0000' } }, true)).toEqual({ reason: 'Bad template', code: 'E' });
+	});
+
 	it('template send and list templates: {error: {code, message}}', () => {
 		expect(readFailure({ error: { code: 'INVALID_VARIABLES', message: 'body2 is missing' } }, true)).toEqual({
 			reason: 'body2 is missing',
