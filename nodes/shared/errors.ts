@@ -105,7 +105,8 @@ export function readFailure(body: unknown, httpFailed: boolean): ServiceFailure 
 }
 
 /** `false`, or the text "false" that some services send instead. */
-const saysFalse = (value: unknown) => value === false || (typeof value === 'string' && value.trim().toLowerCase() === 'false');
+const says = (value: unknown, word: boolean) => value === word || (typeof value === 'string' && value.trim().toLowerCase() === String(word));
+const saysFalse = (value: unknown) => says(value, false);
 
 /**
  * An `error` field that says an error happened, as its code: a number other than 0, `true`, or a
@@ -124,8 +125,7 @@ function errorFlag(value: unknown): { code?: string } | undefined {
 const NO_ERROR_WORDS = new Set(['0', 'false', 'none', 'null', 'nil', 'no', 'ok', 'n/a']);
 
 /** Whether a body says `success: true` (or "true"). */
-export const saysTrue = (body: unknown): boolean =>
-	isObject(body) && (body.success === true || (typeof body.success === 'string' && body.success.trim().toLowerCase() === 'true'));
+export const saysTrue = (body: unknown): boolean => isObject(body) && says(body.success, true);
 
 /** Statuses with which an answer says the message was not sent (the alternative send's answer is not documented). */
 const FAILED_STATUSES = new Set(['failed', 'failure', 'error', 'rejected', 'undelivered']);

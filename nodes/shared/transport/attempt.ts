@@ -17,7 +17,7 @@ import type { RequestPolicy } from './options';
 import type { LimitNotReopenedError } from './scheduler';
 import { NOT_REACHED, outcomeOfThrown, parseRetryAfter, undecodableAnswerOf } from './retryPolicy';
 import type { AttemptOutcome } from './retryPolicy';
-import { scrubSecrets } from './secrets';
+import { scrubText } from './secrets';
 import type { Secrets } from './secrets';
 
 type RequestContext = IExecuteFunctions | ILoadOptionsFunctions;
@@ -253,7 +253,7 @@ function redirectError(attempt: Attempt, status: number, location: unknown): Nod
 	let target = 'no address';
 	try {
 		// The answerer's words: a Location may carry anything, the key included.
-		if (typeof location === 'string') target = String(scrubSecrets(new URL(location, attempt.url).host, attempt.secrets));
+		if (typeof location === 'string') target = scrubText(new URL(location, attempt.url).host, attempt.secrets);
 	} catch {
 		target = 'an unreadable address';
 	}
@@ -276,7 +276,7 @@ function answerKind(attempt: Attempt, body: unknown, contentType: unknown): stri
 	if (body instanceof UnreadableBody) return body.why;
 	if (typeof body !== 'string') return 'JSON of another shape';
 	if (body.trim() === '') return 'an empty body';
-	const type = String(scrubSecrets(String(contentType ?? 'text').split(';')[0].trim(), attempt.secrets));
+	const type = scrubText(String(contentType ?? 'text').split(';')[0].trim(), attempt.secrets);
 	// Labelled JSON but not an object or list: a JSON string, a page, a body cut short.
 	return /json/i.test(type) ? `no JSON object or list, though labelled ${type}` : `${type} instead of JSON`;
 }
@@ -296,7 +296,7 @@ function unexpectedAnswerError(attempt: Attempt, status: number, body: unknown, 
 
 /** An answer that came after the request was written but that the HTTP layer could not decode. */
 function undecodableAnswerError(attempt: Attempt, status: number | undefined, { why, code }: { why: string; code: string }): NodeApiError {
-	const what = String(scrubSecrets(status === undefined ? why : `HTTP ${status}, ${why}`, attempt.secrets));
+	const what = scrubText(status === undefined ? why : `HTTP ${status}, ${why}`, attempt.secrets);
 	const message = `Unexpected answer from ${attempt.host} (${what})${mayHaveBeenDelivered(attempt).messageSuffix ?? ''}`;
 	return new NodeApiError(attempt.context.getNode(), { message }, {
 		message,
@@ -337,7 +337,7 @@ function abandonedError(attempt: Attempt, reason: unknown): NodeApiError {
 
 /** Anything else: its message only (secrets scrubbed), never its request. */
 function unexpectedError(attempt: Attempt, error: unknown): NodeApiError {
-	const message = String(scrubSecrets(error instanceof Error ? error.message : String(error), attempt.secrets));
+	const message = scrubText(error instanceof Error ? error.message : String(error), attempt.secrets);
 	return new NodeApiError(attempt.context.getNode(), { message }, { message, itemIndex: attempt.itemIndex });
 }
 

@@ -256,15 +256,17 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 	let place: number | undefined;
 	/** The failure of the last attempt that may have been carried out, while it waits to go again. */
 	let mayHaveActed: NodeApiError | undefined;
+	/** Its wait for the next try ended (a stop, a halt, Max Wait): after such an attempt, not "not sent". */
+	const waitOver = (ended: Error): JobResult => {
+		if (mayHaveActed) return notSentAgain(run, attempt, mayHaveActed);
+		throw ended;
+	};
 	for (let attemptNumber = 1; ; attemptNumber++) {
 		const acquired = await acquire(run, target, attempt, place).then(
 			(granted) => ({ ticket: granted }),
 			(error: unknown) => ({ ended: error as Error }),
 		);
-		if ('ended' in acquired) {
-			if (mayHaveActed) return notSentAgain(run, attempt, mayHaveActed);
-			throw acquired.ended;
-		}
+		if ('ended' in acquired) return waitOver(acquired.ended);
 		const { ticket } = acquired;
 		place = ticket.place;
 		let verdict: Verdict | undefined;
@@ -289,8 +291,7 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 				() => undefined,
 				(reason: unknown) => waitEnded(run, target, attempt, reason),
 			);
-			if (ended && mayHaveActed) return notSentAgain(run, attempt, mayHaveActed);
-			if (ended) throw ended;
+			if (ended) return waitOver(ended);
 		}
 	}
 }

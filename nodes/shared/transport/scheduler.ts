@@ -151,10 +151,10 @@ const WOKEN = new Error('woken');
 /**
  * Milliseconds on a clock that only moves forward, in the range of Date.now(): the system clock
  * may be stepped (NTP, a VM resumed), and a step back of an hour would hold a paced run for an
- * hour, one forward would end a Retry-After or Max Wait at once.
+ * hour, one forward would end a Retry-After or Max Wait at once. Whole milliseconds, as Date.now()
+ * gives them: the rules compare times to the millisecond (a probe "at Max Wait" must not go a
+ * fraction before it).
  */
-// Whole milliseconds, as Date.now() gives them: the rules compare times to the millisecond (a
-// probe "at Max Wait" must not go a fraction before it).
 export const monotonicNow = (): number => Math.floor(performance.timeOrigin + performance.now());
 
 export const realClock: Clock = { now: monotonicNow, sleep: interruptibleSleep };
@@ -351,6 +351,8 @@ export class Account {
 	private pausedUntil = 0;
 	private wake?: AbortController;
 	private pumping = false;
+	/** When a run last took the account, queued on it or had an answer (see idle). */
+	private lastUsed: number;
 
 	constructor(private readonly clock: Clock = realClock) {
 		this.lastUsed = clock.now();
@@ -382,8 +384,6 @@ export class Account {
 		return this.queue.length === 0 && this.counts.inFlight === 0 && !this.pause && this.lastUsed + KEPT_MS < this.clock.now();
 	}
 
-	/** When a run last took the account, queued on it or had an answer. */
-	private lastUsed: number;
 
 	/**
 	 * Waits until the run may start one request (see the rules above) and returns its Ticket.
@@ -497,7 +497,7 @@ export class Account {
 			// The last probes go at Max Wait; once they are refused, the wait is over. A probe under way
 			// then (another run's, one that hangs) is waited for only a moment longer.
 			const deadline = pause.since + limits.maxWaitMs;
-			const answerBy = deadline + Math.max(LAST_PROBE_ANSWER_MS, Number.isFinite(this.fastestRoundTrip) ? 2 * this.fastestRoundTrip : 0);
+			const answerBy = deadline + Math.max(LAST_PROBE_ANSWER_MS, this.roundTrips(2));
 			if (this.lastProbeAt >= deadline && pause.probing === 0) return new LimitNotReopenedError(now - pause.since, pause.accepted, limits.maxWaitMs);
 			if (pause.probing >= pause.batch) {
 				if (now >= answerBy) return new LimitNotReopenedError(now - pause.since, pause.accepted, limits.maxWaitMs);
@@ -713,7 +713,7 @@ export class Account {
 	 * rounds that far apart: a second's gap would count only the last round).
 	 */
 	private burstStart(now: number): number {
-		const quietMs = Math.max(1_000, Number.isFinite(this.fastestRoundTrip) ? 2 * this.fastestRoundTrip : 0);
+		const quietMs = Math.max(1_000, this.roundTrips(2));
 		let start = now;
 		for (let k = this.accepted.countAfter(now - KEPT_MS) - 1; k >= 0; k--) {
 			const time = this.accepted.nthAfter(now - KEPT_MS, k) as number;
@@ -772,7 +772,12 @@ export class Account {
 	 * late has a long round trip but arrived near its end).
 	 */
 	private answerLead(): number {
-		return Number.isFinite(this.fastestRoundTrip) ? this.fastestRoundTrip / 2 : 0;
+		return this.roundTrips(0.5);
+	}
+
+	/** `n` of the fastest round trips seen; 0 before any was measured. */
+	private roundTrips(n: number): number {
+		return Number.isFinite(this.fastestRoundTrip) ? n * this.fastestRoundTrip : 0;
 	}
 
 	/** AIMD with a latency check (Netflix's AIMDLimit and Gradient limit, simplified). */

@@ -126,18 +126,19 @@ export function checkTemplate(
 	const takes = expected.length > 0 ? `it takes ${expected.join(', ')}` : 'it takes no variables';
 	// An empty value for a variable the template does not take carries nothing: one mapping can
 	// then serve templates chosen per item that take different variables.
-	const unknown = [...provided].filter(([name, value]) => !expected.includes(name) && value.trim() !== '').map(([name]) => name);
+	const given = (name: string) => (provided.get(name) ?? '').trim() !== '';
+	const unknown = [...provided.keys()].filter((name) => !expected.includes(name) && given(name));
 	if (unknown.length > 0) {
 		input.fail('variables', 'Variables', `template ${label} has no variable ${unknown.map((name) => `"${name}"`).join(', ')}; ${takes}`);
 	}
-	const missing = requiredVariableNames(template).filter((name) => (provided.get(name) ?? '').trim() === '');
+	const missing = requiredVariableNames(template).filter((name) => !given(name));
 	if (missing.length > 0) {
 		// Named as the editor shows the field ("…appointment on {2}. (Body 2)"), not by its key.
 		const labels = new Map(templateVariables(template).map((variable) => [variable.name, variable.label]));
 		input.fail('variables', 'Variables', `template ${label} needs a value for ${missing.map((name) => `"${labels.get(name) ?? name}"`).join(', ')}; ${takes}`);
 	}
 	// A variable it may take but need not (see variableNames) goes only with a value.
-	return Object.fromEntries(expected.flatMap((name) => ((provided.get(name) ?? '').trim() === '' ? [] : [[name, provided.get(name)!]])));
+	return Object.fromEntries(expected.filter(given).map((name) => [name, provided.get(name)!]));
 }
 
 /** Spec 2.4: `{success: true, messaging_response_info: {...}}`. */
