@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 
 import { runOn } from '../emulator/use';
 import { callCredentialTest } from '../harness';
-import { json, type Answer, useServers } from './servers';
+import { credentialsAt, json, type Answer, useServers } from './servers';
 
 const TOKEN = 'Hostile-Token-0123456789';
 /** A key that URL-encoding changes. */
@@ -20,11 +20,7 @@ const SPECIAL_KEY = 'Key+With/Special=Chars99';
 
 const serve = useServers();
 
-const credentialsFor = (url: string, key = TOKEN) => ({
-	messagingBearerApi: { accessToken: key, sendBaseUrl: url, templateSendBaseUrl: url, templatesBaseUrl: url, sandboxBaseUrl: url },
-	messagingAuthorizationKeyApi: { apiKey: key, dashboardUrl: url },
-	messagingXApiKeyApi: { apiKey: key, apiUrl: url },
-});
+const credentialsFor = (url: string, key = TOKEN) => credentialsAt(url, key);
 
 const SENDS = [
 	{ operation: 'send', credential: 'messagingBearerApi', fields: { phone: '={{ $json.phone }}', text: 'hello' } },

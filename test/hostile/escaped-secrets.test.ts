@@ -8,17 +8,13 @@ import type { IDataObject } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
 import { runOn } from '../emulator/use';
-import { json, useServers } from '../hostile/servers';
+import { credentialsAt, json, useServers } from './servers';
 
 const TOKEN = 'Review-Token-0123456789';
 const SLASH_KEY = 'Key+With/Special=Chars99';
 const serve = useServers();
 
-const credentialsFor = (url: string, key = TOKEN) => ({
-	messagingBearerApi: { accessToken: key, sendBaseUrl: url, templateSendBaseUrl: url, templatesBaseUrl: url, sandboxBaseUrl: url },
-	messagingAuthorizationKeyApi: { apiKey: key, dashboardUrl: url },
-	messagingXApiKeyApi: { apiKey: key, apiUrl: url },
-});
+const credentialsFor = (url: string, key = TOKEN) => credentialsAt(url, key);
 
 async function runSend(url: string, { key = TOKEN, continueOnFail = false, options = {} as IDataObject } = {}) {
 	return await runOn(

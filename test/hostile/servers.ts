@@ -95,3 +95,10 @@ export function useRawServers() {
 		return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
 	};
 }
+
+/** Every credential of the package, each pointing every base URL at one test server, with `key` as its secret. */
+export const credentialsAt = (url: string, key: string) => ({
+	messagingBearerApi: { accessToken: key, sendBaseUrl: url, templateSendBaseUrl: url, templatesBaseUrl: url, sandboxBaseUrl: url },
+	messagingAuthorizationKeyApi: { apiKey: key, dashboardUrl: url },
+	messagingXApiKeyApi: { apiKey: key, apiUrl: url },
+});

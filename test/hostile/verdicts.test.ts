@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 
 import { runOn } from '../emulator/use';
 import { mapperValue } from '../nodes/setup';
-import { json, useServers } from './servers';
+import { credentialsAt, json, useServers } from './servers';
 
 const TOKEN = 'Verdict-Token-0123456789';
 const TEMPLATE_ID = '11111111-1111-4111-8111-111111111111';
@@ -30,11 +30,7 @@ const TEMPLATE_RECORD = {
 
 const serve = useServers();
 
-const credentialsFor = (url: string) => ({
-	messagingBearerApi: { accessToken: TOKEN, sendBaseUrl: url, templateSendBaseUrl: url, templatesBaseUrl: url, sandboxBaseUrl: url },
-	messagingAuthorizationKeyApi: { apiKey: TOKEN, dashboardUrl: url },
-	messagingXApiKeyApi: { apiKey: TOKEN, apiUrl: url },
-});
+const credentialsFor = (url: string) => credentialsAt(url, TOKEN);
 
 const OPERATIONS = {
 	send: { parameters: { resource: 'message', operation: 'send', phone: '={{ $json.phone }}', text: 'hello' } },
