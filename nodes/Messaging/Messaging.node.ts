@@ -14,9 +14,9 @@ export class Messaging implements INodeType {
 		icon: { light: 'file:../../icons/messaging.svg', dark: 'file:../../icons/messaging.dark.svg' },
 		group: ['output'],
 		version: 1,
-		// What the chosen operation does, in words: "sendTemplate" reads "Send Template: Message".
+		// The operation as its selector names it (subtitleOf, which a test holds it to).
 		subtitle:
-			'={{ ($parameter["operation"] === "getAll" ? "Get Many" : $parameter["operation"].slice(0, 1).toUpperCase() + $parameter["operation"].slice(1).replace(/([A-Z])/g, " $1")) + ": " + $parameter["resource"].slice(0, 1).toUpperCase() + $parameter["resource"].slice(1) }}',
+			'={{ $parameter["resource"] + ":" + $parameter["operation"] === "message:send" ? "Send: Message" : $parameter["resource"] + ":" + $parameter["operation"] === "message:sendTemplate" ? "Send Template: Message" : $parameter["resource"] + ":" + $parameter["operation"] === "message:sendDashboard" ? "Send via Dashboard (V2): Message" : $parameter["resource"] + ":" + $parameter["operation"] === "message:sendAlternative" ? "Send via Alternative API: Message" : $parameter["resource"] + ":" + $parameter["operation"] === "template:getAll" ? "Get Many: Template" : "Custom API Call" }}',
 		description: 'Send messages and template messages to phone numbers, and list your templates',
 		defaults: { name: 'Messaging' },
 		usableAsTool: true,

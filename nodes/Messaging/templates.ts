@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
 
 import { isObject } from '../shared/errors';
-import { serviceRequest } from '../shared/transport';
+import { optionalRequest, serviceRequest } from '../shared/transport';
 import type { Run, ServiceRequest } from '../shared/transport';
 
 /** A template record as list templates returns it (spec part 2.5). */
@@ -41,7 +41,10 @@ const USABLE_TEMPLATES: ServiceRequest = { ...LIST_TEMPLATES, isSuccess: (answer
 
 /** The account's templates (the API has no paging or filters), one record per ID (in any letter case). */
 export async function listTemplates(this: IExecuteFunctions | ILoadOptionsFunctions, itemIndex = 0, run?: Run): Promise<TemplateRecord[]> {
-	const records = (await serviceRequest.call(this, itemIndex, USABLE_TEMPLATES, run)) as unknown[];
+	return usableOnce((await serviceRequest.call(this, itemIndex, USABLE_TEMPLATES, run)) as unknown[]);
+}
+
+function usableOnce(records: unknown[]): TemplateRecord[] {
 	const seen = new Set<string>();
 	return records.filter((record): record is TemplateRecord => {
 		if (!isUsable(record)) return false;
@@ -52,9 +55,17 @@ export async function listTemplates(this: IExecuteFunctions | ILoadOptionsFuncti
 	});
 }
 
-/** The account's templates as the service has them now, read once per run and shared by its items. */
+/**
+ * The account's templates as the service lists them now, read once per run and shared by its
+ * items; none when they cannot be read (no Templates Base URL, an error). A run only uses them
+ * to help (the ID's spelling, the template's name, how many variables it takes): whether a
+ * template can be sent is the template send's to say, so the run sends without them.
+ */
 export async function accountTemplates(this: IExecuteFunctions, run: Run, itemIndex: number): Promise<TemplateRecord[]> {
-	return await run.once('templates', async () => await listTemplates.call(this, itemIndex, run));
+	return await run.once('templates', async () => {
+		const records = await optionalRequest<unknown[]>(run, itemIndex, USABLE_TEMPLATES);
+		return records ? usableOnce(records) : [];
+	});
 }
 
 /** The template of that ID: UUIDs are compared in one letter case, so an ID typed in capitals is the same template. */
@@ -165,50 +176,46 @@ function around(text: string, token: string, max: number): string | undefined {
 /** A variable's label, whole (n8n 2.41 shows about 26 characters of it). */
 const LABEL_LENGTH = 26;
 
-/** The variables a template takes: every name it may get, and those it must get. */
-interface TemplateVariableNames {
-	names: string[];
-	required: string[];
-}
-
 /** The variable names of each record already read: every item of a run asks for its template's. */
-const variableNamesOf = new WeakMap<TemplateRecord, TemplateVariableNames>();
+const variableNamesOf = new WeakMap<TemplateRecord, string[]>();
 
 /**
  * The variables a template takes: body1..bodyN, plus `media` when it has a media header and
- * `visit_website` when it has a dynamic button link. `template_formate` shows where each sits;
- * `variable_counts` counts them. The two can disagree (a count of the body placeholders only, or
- * one left stale after an edit): a placeholder the format shows is always a variable, and needs a
- * value; bodies the count adds beyond them may be given. Without placeholders in the format, the
- * count alone says how many bodies there are, each needing a value.
+ * `visit_website` when it has a dynamic button link. `variable_counts` says how many it has (spec
+ * 2.5: the number of placeholders), whatever the format seems to show (the spec's own example
+ * of a format, `[b:7]`, is no count of seven); `template_formate` shows where they sit, and which
+ * is the media header or the button link (the spec shows no other way to tell: without such a
+ * placeholder, every variable is a body). Without a count, the placeholders the format shows.
  */
-function namesOf(record: TemplateRecord): TemplateVariableNames {
+function namesOf(record: TemplateRecord): string[] {
 	const known = variableNamesOf.get(record);
 	if (known) return known;
-	if (templateProblem(record)) return { names: [], required: [] };
+	if (templateProblem(record)) return [];
 	const format = typeof record.template_formate === 'string' ? record.template_formate : '';
 	const found = [...format.matchAll(PLACEHOLDER)].map(variableOf);
 	const hasMedia = found.includes('media');
 	const hasButton = found.includes('visit_website');
-	const shownBodies = Math.max(0, ...found.filter((name) => name.startsWith('body')).map((name) => Number(name.slice('body'.length))));
-	const count = Number(record.variable_counts);
-	const countedBodies = Number.isInteger(count) && count >= 0 ? Math.max(0, count - Number(hasMedia) - Number(hasButton)) : shownBodies;
-	const withBodies = (bodies: number) => [
-		...Array.from({ length: bodies }, (_, n) => `body${n + 1}`),
-		...(hasMedia ? ['media'] : []),
-		...(hasButton ? ['visit_website'] : []),
-	];
-	const names = withBodies(Math.max(shownBodies, countedBodies));
-	const result = { names, required: found.length > 0 ? withBodies(shownBodies) : names };
-	variableNamesOf.set(record, result);
-	return result;
+	const count = variableCount(record);
+	const bodies =
+		count !== undefined
+			? Math.max(0, count - Number(hasMedia) - Number(hasButton))
+			: Math.max(0, ...found.filter((name) => name.startsWith('body')).map((name) => Number(name.slice('body'.length))));
+	const names = [...Array.from({ length: bodies }, (_, n) => `body${n + 1}`), ...(hasMedia ? ['media'] : []), ...(hasButton ? ['visit_website'] : [])];
+	variableNamesOf.set(record, names);
+	return names;
 }
 
-/** Every variable name a template may get, in the order the editor shows them. */
-export const variableNames = (record: TemplateRecord): string[] => namesOf(record).names;
+/** `variable_counts` when it is a count. */
+function variableCount(record: TemplateRecord): number | undefined {
+	const count = Number(record.variable_counts);
+	return record.variable_counts !== null && record.variable_counts !== undefined && Number.isInteger(count) && count >= 0 ? count : undefined;
+}
 
-/** The variables a template must get a value for. */
-export const requiredVariableNames = (record: TemplateRecord): string[] => namesOf(record).required;
+/** Every variable name a template takes, in the order the editor shows them. */
+export const variableNames = (record: TemplateRecord): string[] => namesOf(record);
+
+/** How many variables a template takes: its count, or the placeholders its format shows. */
+export const variablesTaken = (record: TemplateRecord): number => (templateProblem(record) ? 0 : (variableCount(record) ?? namesOf(record).length));
 
 const titleOf = (name: string) =>
 	name === 'media' ? 'Media URL' : name === 'visit_website' ? 'Button link' : `Body ${name.slice('body'.length)}`;

@@ -16,9 +16,9 @@ export class SandboxPlants implements INodeType {
 		icon: { light: 'file:../../icons/sandboxPlants.svg', dark: 'file:../../icons/sandboxPlants.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		// What the chosen operation does, in words: "sendTemplate" reads "Send Template: Message".
+		// The operation as its selector names it (subtitleOf, which a test holds it to).
 		subtitle:
-			'={{ ($parameter["operation"] === "getAll" ? "Get Many" : $parameter["operation"].slice(0, 1).toUpperCase() + $parameter["operation"].slice(1).replace(/([A-Z])/g, " $1")) + ": " + $parameter["resource"].slice(0, 1).toUpperCase() + $parameter["resource"].slice(1) }}',
+			'={{ $parameter["resource"] + ":" + $parameter["operation"] === "plant:create" ? "Create: Plant" : $parameter["resource"] + ":" + $parameter["operation"] === "plant:getAll" ? "Get Many: Plant" : $parameter["resource"] + ":" + $parameter["operation"] === "plant:delete" ? "Delete: Plant" : "Custom API Call" }}',
 		description: 'Create, list and delete plants in the sandbox sample API',
 		defaults: { name: 'Sandbox Plants' },
 		usableAsTool: true,

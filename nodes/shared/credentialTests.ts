@@ -5,7 +5,7 @@ import { LIST_ANSWER_MAX_BYTES, parseScrubbed, readBody, UnreadableBody } from '
 import type { ServiceApi } from './transport/apis';
 import { isLoopbackHost, normalizeBaseUrl } from './transport/baseUrl';
 import type { BaseUrlPolicy } from './transport/baseUrl';
-import { MIN_SECRET_LENGTH, secretValues } from './transport/secrets';
+import { secretValues } from './transport/secrets';
 
 interface Probe {
 	method: 'GET' | 'POST';
@@ -42,12 +42,6 @@ function unread(read: Exclude<Awaited<ReturnType<typeof readBody>>, { type: 'rea
  */
 async function probe(this: ICredentialTestFunctions, { method, url, headers, api, secret, bodyRefusalMeansKeyAccepted, isSuccess }: Probe): Promise<INodeCredentialTestResult> {
 	const host = new URL(url).host;
-	if (typeof secret === 'string' && secret.trim().length < MIN_SECRET_LENGTH) {
-		return {
-			status: 'Error',
-			message: `Not tested: the key is ${secret.trim().length} characters long; a key shorter than ${MIN_SECRET_LENGTH} cannot be kept out of n8n's outputs and logs. Create a new key in the API section of your account dashboard.`,
-		};
-	}
 	const signal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
 	let statusCode: number;
 	let body: unknown;

@@ -33,3 +33,21 @@ export function shownForApisOf(credentialType: string, resources: Record<string,
 	);
 	return { show: { operation: operations } };
 }
+
+/**
+ * The node's subtitle on the canvas: the chosen operation as the Operation selector names it,
+ * then its resource ("Send via Dashboard (V2): Message"); n8n's own Custom API Call reads as such.
+ * n8n's lint wants the subtitle written out in the node's description: a test holds the two
+ * together (test/unit/node-description.test.ts). A chain of comparisons only (no object literal,
+ * no function): the plainest expression every n8n version's editor evaluates.
+ */
+export function subtitleOf(resources: Record<string, ResourceOperations>): string {
+	const cases: string[] = [];
+	for (const [resource, operations] of Object.entries(resources)) {
+		const title = resource.slice(0, 1).toUpperCase() + resource.slice(1);
+		for (const [value, operation] of Object.entries(operations)) {
+			cases.push(`$parameter["resource"] + ":" + $parameter["operation"] === ${JSON.stringify(`${resource}:${value}`)} ? ${JSON.stringify(`${operation.option.name}: ${title}`)}`);
+		}
+	}
+	return `={{ ${cases.join(' : ')} : "Custom API Call" }}`;
+}

@@ -1,8 +1,9 @@
 /**
- * Send Template through the real server checks each item against the template as the
+ * Send Template through the real server counts each item's values against the template as the
  * service has it when the run starts: a template chosen by an expression (or by an AI through
- * the Tool variant) or a workflow saved before the template changed cannot send a message
- * the service would refuse. Nothing is sent when any item fails the check.
+ * the Tool variant) or a workflow saved before the template changed cannot send a message that
+ * lacks a value. Nothing is sent when any item fails that count. Whether a template may be sent
+ * (its status) is the template send's to say: such a message goes, and its refusal comes back.
  */
 import { afterAll, beforeEach, describe, expect, test } from 'vitest';
 import type { RequestRecord } from '../emulator/types';
@@ -84,7 +85,7 @@ describe('Send Template against the live template', () => {
 		});
 		await expectFailedBeforeSending(
 			execution,
-			'Variables (variables): template "recordatorio_pago" needs a value for "Body 3: …{2} vence el {3}."; it takes body1, body2, body3 [item 1]',
+			'Variables (variables): template "recordatorio_pago" needs a value for "Body 3: …{2} vence el {3}."; it takes 3 (body1, body2, body3) [item 1]',
 		);
 	});
 
@@ -94,7 +95,7 @@ describe('Send Template against the live template', () => {
 		const { execution, workflow } = await runNode(e2e, node);
 		await expectFailedBeforeSending(
 			execution,
-			'Variables (variables): template "appointment_reminder" needs a value for "Body 3: …on {2} is at {3}."; it takes body1, body2, body3 [item 0]',
+			'Variables (variables): template "appointment_reminder" needs a value for "Body 3: …on {2} is at {3}."; it takes 3 (body1, body2, body3) [item 0]',
 		);
 		// The saved workflow keeps what the editor saved; the live template is what is enforced.
 		const saved = await e2e.rest.getWorkflow(workflow.id);
@@ -102,15 +103,18 @@ describe('Send Template against the live template', () => {
 		expect(variables.schema.map((field) => field.id)).toEqual(['body1', 'body2']);
 	});
 
-	test('a rejected or a pending template fails before sending, its status named', async () => {
-		const rejected = await runNode(e2e, templateNode(SPRING_SALE, savedVariables({ body1: '20%' })));
-		await expectFailedBeforeSending(
-			rejected.execution,
-			'Template (template): "spring_sale" is REJECTED, not APPROVED; only approved templates can be sent [item 0]',
-		);
-		await e2e.emulator.reset();
-		const pending = await runNode(e2e, templateNode(FEATURE_ANNOUNCEMENT, savedVariables({ body1: 'Ada', visit_website: 'new' })));
-		await expectFailedBeforeSending(pending.execution, /"feature_announcement" is PENDING, not APPROVED/);
+	test("a rejected or a pending template is the template send's to judge: sent once, refused in its words", async () => {
+		for (const [template, values, said] of [
+			[SPRING_SALE, { body1: '20%' }, /Template spring_sale is REJECTED, not APPROVED/],
+			[FEATURE_ANNOUNCEMENT, { body1: 'Ada', visit_website: 'new' }, /Template feature_announcement is PENDING, not APPROVED/],
+		] as const) {
+			await e2e.emulator.reset();
+			const { execution } = await runNode(e2e, templateNode(template, savedVariables(values)));
+			expect(execution.status).toBe('error');
+			expect(execution.data.resultData.error?.message).toMatch(said);
+			expect(await requestsTo('templateSend')).toHaveLength(1);
+			expect((await e2e.emulator.state()).deliveries).toBe(0);
+		}
 	});
 
 	test('one templates request per execution, however many items: 20 items, 1 read, 20 sends', async () => {
@@ -127,7 +131,7 @@ describe('Send Template against the live template', () => {
 });
 
 describe('Send Template as an AI tool ($fromAI), over MCP', () => {
-	test('the template and its variables from the AI get the same checks: a missing variable or an unapproved template sends nothing', async () => {
+	test('the template and its variables from the AI get the same checks: a missing variable sends nothing; an unapproved template is refused by the service', async () => {
 		const path = `messaging-e2e-template-${Date.now()}`;
 		const workflow = await createMcpWorkflow(e2e, path, 'Send Template Message', {
 			descriptionType: 'manual',
@@ -154,12 +158,13 @@ describe('Send Template as an AI tool ($fromAI), over MCP', () => {
 
 		// recordatorio_pago takes three variables; the AI gives two.
 		const missing = await mcp.callTool(tool!.name, { phone: '+14155550123', template: RECORDATORIO_PAGO, body1: 'Ana', body2: '20 €' }, 3);
-		expect(JSON.stringify(missing.body)).toContain('template \\"recordatorio_pago\\" needs a value for \\"Body 3: …{2} vence el {3}.\\"; it takes body1, body2, body3');
+		expect(JSON.stringify(missing.body)).toContain('template \\"recordatorio_pago\\" needs a value for \\"Body 3: …{2} vence el {3}.\\"; it takes 3 (body1, body2, body3)');
 		expect(await requestsTo('templateSend')).toEqual([]);
 
 		const rejected = await mcp.callTool(tool!.name, { phone: '+14155550123', template: SPRING_SALE, body1: '20%', body2: '' }, 4);
-		expect(JSON.stringify(rejected.body)).toContain('\\"spring_sale\\" is REJECTED, not APPROVED');
-		expect(await requestsTo('templateSend')).toEqual([]);
+		expect(JSON.stringify(rejected.body)).toContain('Template spring_sale is REJECTED, not APPROVED');
+		expect(await requestsTo('templateSend')).toHaveLength(1);
+		await e2e.emulator.reset();
 
 		const sent = await mcp.callTool(tool!.name, { phone: '+14155550123', template: APPOINTMENT_REMINDER, body1: 'Ada', body2: 'Friday' }, 5);
 		expect(sent.body?.error, JSON.stringify(sent.body)).toBeUndefined();
@@ -168,7 +173,7 @@ describe('Send Template as an AI tool ($fromAI), over MCP', () => {
 		expect(sends.map((request) => request.body)).toEqual([
 			{ template: APPOINTMENT_REMINDER, variables: { body1: 'Ada', body2: 'Friday' }, phone_number: '+14155550123' },
 		]);
-		// Each tool call is an execution of its own: one templates read each.
-		expect(await requestsTo('templates')).toHaveLength(3);
+		// Each tool call is an execution of its own: one templates read each (the emulator was reset before this one).
+		expect(await requestsTo('templates')).toHaveLength(1);
 	});
 });

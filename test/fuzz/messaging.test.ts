@@ -183,14 +183,17 @@ const schema = ['body1', 'body2'].map((id, n) => ({
 }));
 
 /**
- * 'refused': by the item's own checks, before anything is read; 'refusedByTemplate': against
- * the account's live templates, which were read first (once).
+ * 'refused': by the item's own checks, before anything is read; 'refusedByTemplate': counted
+ * against the account's live templates, which were read first (once).
  */
 type TemplateModel = 'refused' | 'refusedByTemplate' | 'undecided' | { template: string; variables: Record<string, string>; phone_number: string };
 
+/** The variable names spec 2.3 knows: "Map Automatically" reads these from the item. */
+const KNOWN_VARIABLES = ['body1', 'body2', 'body3', 'media', 'visit_website'];
+
 /**
  * `mapped`: how the values reach the node. Mapped by hand, their types are the item's own check;
- * mapped automatically from the item, only the template says which fields are values.
+ * mapped automatically from the item, they are read once the templates are.
  */
 function modelTemplateSend(phone: Input, templateId: Input, values: Array<[string, Input]>, mapped: 'byHand' | 'automatically' = 'byHand'): TemplateModel {
 	const phoneNumber = modelPhone(phone);
@@ -204,18 +207,15 @@ function modelTemplateSend(phone: Input, templateId: Input, values: Array<[strin
 		if (value === MISSING || value === null) continue;
 		const text = modelText(value);
 		if (text === undefined) return mapped === 'byHand' ? 'refused' : 'refusedByTemplate';
-		variables[name] = text;
+		// A blank value carries nothing and is left out (one mapping can serve templates that take different variables).
+		if (text.trim() !== '') variables[name] = text;
 	}
-	// Checked against the account's live templates: only an APPROVED template the account has
-	// (UUIDs compared in any letter case, sent as the account spells it) can be sent; SPRING_SALE
-	// is REJECTED, any other UUID unknown.
-	if (template.toLowerCase() !== APPOINTMENT_REMINDER.toLowerCase()) return 'refusedByTemplate';
-	// A name the template does not take is refused when it carries a value; a blank one carries
-	// nothing and is dropped (one mapping can serve templates that take different variables).
-	const unknown = Object.keys(variables).filter((name) => name !== 'body1' && name !== 'body2');
-	if (unknown.some((name) => variables[name].trim() !== '')) return 'refusedByTemplate';
-	if ((variables.body1 ?? '').trim() === '' || (variables.body2 ?? '').trim() === '') return 'refusedByTemplate';
-	return { template: APPOINTMENT_REMINDER, variables: { body1: variables.body1, body2: variables.body2 }, phone_number: phoneNumber };
+	// Counted against the account's live templates: APPOINTMENT_REMINDER takes two (UUIDs compared in
+	// any letter case, sent as the account spells it). Everything else (names, an unknown or
+	// REJECTED template) is the template send's to judge: the values go as given.
+	const listed = template.toLowerCase() === APPOINTMENT_REMINDER.toLowerCase();
+	if (listed && Object.keys(variables).length < 2) return 'refusedByTemplate';
+	return { template: listed ? APPOINTMENT_REMINDER : template, variables, phone_number: phoneNumber };
 }
 
 describe('Message → Send Template', () => {
@@ -256,7 +256,7 @@ describe('Message → Send Template', () => {
 });
 
 describe('Message → Send Template, variables mapped automatically from the item', () => {
-	it('only the template\'s variables are read from the item, each sent as text; anything else in the item is ignored', async () => {
+	it('the variables spec 2.3 knows are read from the item, each sent as text; anything else in the item is ignored', async () => {
 		const tally = new Tally();
 		const otherKeys = fc.dictionary(fc.constantFrom('body3', 'media', 'name', 'Body1', 'phone2', 'x'), variableInput, { maxKeys: 3 });
 		await fc.assert(
@@ -278,10 +278,7 @@ describe('Message → Send Template, variables mapped automatically from the ite
 				const model = modelTemplateSend(
 					VALID.phone,
 					APPOINTMENT_REMINDER,
-					[
-						['body1', body1],
-						['body2', body2],
-					],
+					[['body1', body1], ['body2', body2], ...Object.entries(others).filter(([name]) => KNOWN_VARIABLES.includes(name) && name !== 'body1' && name !== 'body2')],
 					'automatically',
 				);
 				if (model === 'refused' || model === 'refusedByTemplate') return tally.refusedBeforeAnyRequest(run, 1, /[Vv]ariable/, TEMPLATES_READ);
@@ -298,14 +295,14 @@ describe('Message → Send Template, variables mapped automatically from the ite
 // ---------------------------------------------------------------------------------------------
 
 const ACCEPTED_EXTENSIONS = ['jpeg', 'jpg', 'png', 'mp4', '3gp', 'pdf', 'doc', 'xls', 'ppt', 'txt', 'mp3', 'aac', 'm4a', 'ogg'];
-/** README: "a file name showing a type the service does not take (e.g. .gif, .docx) is refused before sending". */
-const REFUSED_EXTENSIONS = ['gif', 'docx', 'webp', 'xlsx', 'zip', 'exe', 'mov', 'wav', 'html', 'csv'];
+/** Types part 2.8 does not list: the service's to judge (spec 7, condition 9), so sent as well. */
+const UNLISTED_EXTENSIONS = ['gif', 'docx', 'webp', 'xlsx', 'zip', 'exe', 'mov', 'wav', 'html', 'csv'];
 /** Not a recognisable type: left to the service. */
 const UNKNOWN_EXTENSIONS = ['xyz', 'bin1', 'q'];
 
 const segment = anyString.map((text) => text.replace(/[./?#\\%]/g, ''));
 const extension = fc.oneof(
-	fc.constantFrom(...ACCEPTED_EXTENSIONS, ...REFUSED_EXTENSIONS, ...UNKNOWN_EXTENSIONS).chain((ext) => fc.constantFrom(ext, ext.toUpperCase())),
+	fc.constantFrom(...ACCEPTED_EXTENSIONS, ...UNLISTED_EXTENSIONS, ...UNKNOWN_EXTENSIONS).chain((ext) => fc.constantFrom(ext, ext.toUpperCase())),
 	fc.constant(''),
 );
 
@@ -338,21 +335,23 @@ const fileNameInput: fc.Arbitrary<Input> = fc.oneof(
 function modelAttachment(attachment: Input, filename: Input): 'refused' | { attachment?: string; filename?: string } {
 	const raw = modelText(attachment);
 	if (raw === undefined) return 'refused';
-	if (raw.trim() === '') return {};
-	let url: URL;
-	try {
-		url = new URL(raw.trim());
-	} catch {
-		return 'refused';
+	const sent: { attachment?: string; filename?: string } = {};
+	if (raw.trim() !== '') {
+		let url: URL;
+		try {
+			url = new URL(raw.trim());
+		} catch {
+			return 'refused';
+		}
+		if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'refused';
+		// Any file type: the service's to judge.
+		sent.attachment = raw.trim();
 	}
-	if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'refused';
-	const last = url.pathname.split('/').pop() ?? '';
-	const ext = /\.([A-Za-z0-9]{1,5})$/.exec(last)?.[1]?.toLowerCase();
-	if (ext && REFUSED_EXTENSIONS.includes(ext)) return 'refused';
 	const name = modelText(filename);
 	if (name === undefined) return 'refused';
-	// Only a name the user gave goes out.
-	return name.trim() ? { attachment: raw.trim(), filename: name.trim() } : { attachment: raw.trim() };
+	// Only a name the user gave goes out, with an attachment or without.
+	if (name.trim()) sent.filename = name.trim();
+	return sent;
 }
 
 describe('the same through the isolated-vm expression engine (as an n8n 2.x server runs it)', () => {

@@ -94,6 +94,30 @@ describe('a success body is read by its documented shape, never by stray fields'
 	});
 });
 
+describe('alternative send: an answer the spec does not show (4.5)', () => {
+	it.each([
+		['{"status":"queued","to":"+14155550100"}', 'queued', undefined],
+		['{"status":"Sent"}', 'Sent', undefined],
+		['{"ok":true}', undefined, undefined],
+		['{"data":{"id":"alt-7"}}', undefined, 'alt-7'],
+		['{"success":true,"message_id":"alt-8"}', undefined, 'alt-8'],
+	])('%s says the message was taken: a success, sent once', async (body, status, messageId) => {
+		const { url, seen } = await serve((_req, res) => json(res, 200, body));
+		const run = await runSend(url, SENDS[2]);
+		expect(run.error).toBeUndefined();
+		expect(run.items[0].json).toEqual({ success: true, to: '+14155550100', messageId, status });
+		expect(seen).toHaveLength(1);
+	});
+
+	it.each(['{}', '{"status":"ok","data":null}', '{"result":null}', '[]'])('%s says nothing of a message: may have been delivered, not sent again', async (body) => {
+		const { url, seen } = await serve((_req, res) => json(res, 200, body));
+		const run = await runSend(url, SENDS[2], { continueOnFail: true });
+		expect(run.items[0].json.success).toBeUndefined();
+		expect(run.items[0].json.error).toMatch(MAY_HAVE_BEEN_DELIVERED);
+		expect(seen).toHaveLength(1);
+	});
+});
+
 describe('bounded answers', () => {
 	it('a body that drips 1 byte/s after a 200 header, Timeout 2 s: a timeout that may have been delivered, not a success', async () => {
 		const { url } = await serve((_req, res) => {
@@ -225,13 +249,14 @@ describe('secrets, wherever and however a service echoes them', () => {
 		expect(result.message).toContain('[redacted]');
 	});
 
-	it('a 5-character key is refused before anything is sent, in a run and in a credential test', async () => {
-		const { url, seen } = await serve((_req, res) => json(res, 401, { message: 'Message sending failed | Reason: bad key k3y42' }));
+	it('a 5-character key is sent (the spec sets no length), and scrubbed where it stands as a word in a run and in a credential test', async () => {
+		const { url, seen } = await serve((_req, res) => json(res, 401, { message: 'Message sending failed | Reason: bad key k3y42 (k3y42x is not it)' }));
 		const run = await runSend(url, SENDS[0], { key: 'k3y42' });
-		expect(run.error?.message).toMatch(/Access Token \(accessToken\) is 5 characters long/);
+		expect(run.error?.message).toMatch(/bad key \[redacted\] \(k3y42x is not it\)/);
 		const test = await callCredentialTest({ nodeType: 'messaging', credentialType: 'messagingXApiKeyApi', data: { apiKey: 'k3y42', apiUrl: url } });
-		expect(test.message).toMatch(/key is 5 characters long/);
-		expect(seen).toEqual([]);
+		expect(test.status).toBe('Error');
+		expect(test.message).not.toMatch(/\bk3y42\b/);
+		expect(seen).toHaveLength(2);
 	});
 });
 

@@ -42,14 +42,15 @@ describe('credential tests never send a message', () => {
 		expect(wrong.message).toMatch(/The key was refused \(HTTP 401\)/);
 	});
 
-	it('a key too short to keep out of outputs is refused before anything is sent', async () => {
+	it('a short key is tested like any other (the spec sets no length), and is not quoted back', async () => {
 		const short = await callCredentialTest({
 			nodeType: 'messaging',
 			credentialType: 'messagingBearerApi',
 			data: { ...emulator.credentials.messagingBearerApi, accessToken: 'k3y42' },
 		});
-		expect(short).toEqual({ status: 'Error', message: expect.stringMatching(/^Not tested: the key is 5 characters long; a key shorter than 8/) });
-		expect(emulator.requests).toEqual([]);
+		expect(short).toEqual({ status: 'Error', message: expect.stringMatching(/The key was refused \(HTTP 401\)/) });
+		expect(short.message).not.toMatch(/\bk3y42\b/);
+		expect(emulator.requests).toHaveLength(1);
 	});
 
 	it('Bearer with only a sandbox URL: lists one plant', async () => {
@@ -164,7 +165,7 @@ describe('credential tests hold against answers we did not design for', () => {
 });
 
 describe('Templates Base URL', () => {
-	it('is needed by Send Template, which checks each message against the live template, and its hint says so', async () => {
+	it('is not needed to send a template (the contract: Send Template calls the template send alone); the picker needs it, and its hint says so', async () => {
 		const credentialData = { ...emulator.credentials.messagingBearerApi, templatesBaseUrl: '' };
 		const run = await runOn(emulator, {
 			parameters: {
@@ -176,10 +177,11 @@ describe('Templates Base URL', () => {
 			},
 			credentialData,
 		});
-		expect(run.error?.message).toMatch(/Templates Base URL \(templatesBaseUrl\) is empty/);
-		expect(emulator.requests).toHaveLength(0);
+		expect(run.error).toBeUndefined();
+		expect(emulator.requests.map((request) => `${request.method} ${request.api}`)).toEqual(['POST templateSend']);
+		expect(emulator.deliveries).toHaveLength(1);
 		// As n8n loads the credential for its editor.
 		const field = loadPackage().credentialTypes.messagingBearerApi.properties.find((property) => property.name === 'templatesBaseUrl');
-		expect(field?.hint).toMatch(/Send Template.*checks each message against the live template/);
+		expect(field?.hint).toMatch(/Needed for Template → Get Many and for Send Template's template picker/);
 	});
 });

@@ -69,8 +69,8 @@ describe('direct send: the service reasons of spec part 7 become NodeApiErrors w
 		expect(emulator.deliveries).toHaveLength(0);
 	});
 
-	it('a wrong token', async () => {
-		const credentialData = { ...emulator.credentials.messagingBearerApi, accessToken: 'wrong-token-123' };
+	it.each(['wrong-token-123', 'bad'])('a wrong token (%s: the spec sets no length, a short one goes too)', async (accessToken) => {
+		const credentialData = { ...emulator.credentials.messagingBearerApi, accessToken };
 		const run = await runOn(emulator, { parameters: send(), items: [{ phone: '+14155550123', text: 'x' }], credentialData });
 		expect(run.error?.message).toMatch(/Authentication failed: invalid API token/);
 		expect((run.error as { description?: string }).description).toMatch(/Create a new one/);
@@ -82,7 +82,7 @@ describe('direct send: the service reasons of spec part 7 become NodeApiErrors w
 
 describe('the other error bodies', () => {
 	it('template send {error: {code, message}}', async () => {
-		// A refusal only the service can make (the node checks the template itself before sending).
+		// A refusal only the service can make.
 		emulator.setAccount({ credits: 0 });
 		const run = await runOn(emulator, {
 			parameters: {
@@ -159,13 +159,23 @@ describe('bad input fails before any request, naming the item and the field', ()
 		[{ phone: '+14155550123', text: Number.NaN }, /Text \(text\): must be text or a finite number.*\[item 0\]/],
 		[{ phone: '+14155550123', text: Number.POSITIVE_INFINITY }, /Text \(text\): must be text or a finite number.*\[item 0\]/],
 		[{ phone: '+14155550123', text: 'x', url: 'ftp://files.example.com/a.pdf' }, /Attachment URL \(additionalFields\.attachment\): .* must start with https:\/\/ or http:\/\//],
-		[{ phone: '+14155550123', text: 'x', url: 'https://files.example.com/a.gif' }, /files of type \.gif are not accepted/],
 	])('%j', async (item, message) => {
 		const run = await runOn(emulator, { parameters: send({ additionalFields: { attachment: '={{ $json.url }}' } }), items: [item] });
 		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeOperationError);
 		expect(run.error?.message).toMatch(message);
 		expect((run.error as { context: { itemIndex?: number } }).context.itemIndex).toBe(0);
 		expect(emulator.requests).toHaveLength(0);
+	});
+
+	it("an attachment's file type is the service's to judge: a .gif goes, and its refusal (spec 7, condition 9) comes back in its words", async () => {
+		const run = await runOn(emulator, {
+			parameters: send({ additionalFields: { attachment: '={{ $json.url }}' } }),
+			items: [{ phone: '+14155550123', text: 'x', url: 'https://files.example.com/a.gif' }],
+		});
+		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeApiError);
+		expect(run.error?.message).toContain('File size or type not accepted');
+		expect(emulator.requests.map((request) => (request.body as { attachment?: string }).attachment)).toEqual(['https://files.example.com/a.gif']);
+		expect(emulator.deliveries).toHaveLength(0);
 	});
 
 	it('one bad item stops the batch before any message of it is sent', async () => {

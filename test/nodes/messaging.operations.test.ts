@@ -1,4 +1,3 @@
-import type { ResourceMapperValue } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
 import { APPOINTMENT_REMINDER, mapperValue, ORDER_CONFIRMATION, runOn, useEmulator } from './setup';
@@ -124,21 +123,16 @@ describe('Message → Send Template', () => {
 		expect(sends.map((request) => request.body)).toEqual([{ template: ORDER_CONFIRMATION, variables: values, phone_number: '+14155550123' }]);
 	});
 
-	it('refuses variables that do not fit the template, before any send', async () => {
+	it('refuses what it can tell before any send: a missing value, a value that is no text, an ID that is no UUID', async () => {
 		const base = {
 			resource: 'message',
 			operation: 'sendTemplate',
 			phoneNumber: '+14155550123',
 			template: { __rl: true, mode: 'id', value: APPOINTMENT_REMINDER },
 		};
-		const unknown = await runOn(emulator, {
-			parameters: { ...base, variables: { ...mapperValue({ body1: 'a', body2: 'b' }), value: { body1: 'a', body2: 'b', body9: 'c' } } as ResourceMapperValue },
-			items: [{}],
-		});
-		expect(unknown.error?.name).toBe('NodeOperationError');
-		expect(unknown.error?.message).toMatch(/no variable "body9"; it takes body1, body2/);
 		const missing = await runOn(emulator, { parameters: { ...base, variables: mapperValue({ body1: 'a', body2: '' }) }, items: [{}] });
-		expect(missing.error?.message).toMatch(/needs a value for "Body 2: …on \{2\}\."/);
+		expect(missing.error?.name).toBe('NodeOperationError');
+		expect(missing.error?.message).toMatch(/needs a value for "Body 2: …on \{2\}\."; it takes 2 \(body1, body2\)/);
 		const notText = await runOn(emulator, {
 			parameters: { ...base, variables: mapperValue({ body1: '={{ $json.o }}', body2: 'b' }) },
 			items: [
@@ -157,14 +151,31 @@ describe('Message → Send Template', () => {
 			items: [{}],
 		});
 		expect(typed.error?.message).toMatch(/Template \(template\): "tpl-1" is not a template ID/);
-		// Nothing was sent: only the reads of the account's templates of the two runs whose variables
-		// only the live template can judge (a value that is no text and an ID that is no UUID are
-		// refused before that read).
-		expect(emulator.requests.map((request) => `${request.method} ${request.api}`)).toEqual(Array(2).fill('GET templates'));
+		// Nothing was sent: only the read of the account's templates for the missing value (a value
+		// that is no text and an ID that is no UUID are refused before that read).
+		expect(emulator.requests.map((request) => `${request.method} ${request.api}`)).toEqual(['GET templates']);
+	});
+
+	it('a variable the template does not seem to take goes to the template send, which judges it (spec 2.3)', async () => {
+		const run = await runOn(emulator, {
+			parameters: {
+				resource: 'message',
+				operation: 'sendTemplate',
+				phoneNumber: '+14155550123',
+				template: { __rl: true, mode: 'id', value: APPOINTMENT_REMINDER },
+				variables: mapperValue({ body1: 'a', body2: 'b', body9: 'c' }),
+			},
+			items: [{}],
+		});
+		expect(run.error?.name).toBe('NodeApiError');
+		expect(run.error?.message).toMatch(/unknown variables: body9/);
+		expect(emulator.requests.filter((request) => request.api === 'templateSend').map((request) => request.body)).toEqual([
+			{ template: APPOINTMENT_REMINDER, variables: { body1: 'a', body2: 'b', body9: 'c' }, phone_number: '+14155550123' },
+		]);
 	});
 });
 
-describe('Message → Send Template checks each item against the live template, before any send', () => {
+describe('Message → Send Template and the account\'s templates', () => {
 	const SPRING_SALE = 'deadbeef-5678-4bcd-9ef0-123456789a04'; // REJECTED, takes body1
 	const FEATURE_ANNOUNCEMENT = 'f6e5d4c3-b2a1-4f0e-9d8c-7b6a5f4e3d06'; // PENDING
 	const base = { resource: 'message', operation: 'sendTemplate', phoneNumber: '={{ $json.phone }}' };
@@ -188,33 +199,47 @@ describe('Message → Send Template checks each item against the live template, 
 		expect(run.items[0].json.templateName).toBe('appointment_reminder');
 	});
 
-	it.each([
-		['an unknown template ID', '0f0e0d0c-0b0a-4909-8807-060504030201', {}, /Template \(template\): no template with ID 0f0e0d0c-0b0a-4909-8807-060504030201 in this account.*\[item 1\]/],
-		['a REJECTED template', SPRING_SALE, { body1: 'x' }, /Template \(template\): "spring_sale" is REJECTED, not APPROVED.*\[item 1\]/],
-		['a PENDING template', FEATURE_ANNOUNCEMENT, {}, /"feature_announcement" is PENDING, not APPROVED.*\[item 1\]/],
-		['a missing variable', APPOINTMENT_REMINDER, { body1: 'x' }, /template "appointment_reminder" needs a value for "Body 2: …on \{2\}\."; it takes body1, body2 \[item 1\]/],
-		['an unknown variable', APPOINTMENT_REMINDER, { body1: 'x', body2: 'y', body3: 'z' }, /template "appointment_reminder" has no variable "body3"; it takes body1, body2 \[item 1\]/],
-	] as const)('refuses %s: a NodeOperationError naming the item, the template and what it takes; nothing sent', async (_, id, values, message) => {
+	it('a missing value fails before any send: a NodeOperationError naming the item, the template and what it takes', async () => {
 		// Item 0 is valid: without Continue On Fail the bad item 1 stops the run before item 0 is sent.
+		const run = await runOn(emulator, {
+			parameters: { ...base, template: '={{ $json.template }}', variables: variablesFromItem },
+			items: [
+			{ phone: '+14155550100', template: APPOINTMENT_REMINDER, body1: 'Ada', body2: 'Monday' },
+			{ phone: '+14155550101', template: APPOINTMENT_REMINDER, body1: 'x' },
+		],
+		});
+		expect(run.error?.name).toBe('NodeOperationError');
+		expect(run.error?.message).toMatch(/template "appointment_reminder" needs a value for "Body 2: …on \{2\}\."; it takes 2 \(body1, body2\) \[item 1\]/);
+		expect((run.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(1);
+		expect(sends()).toEqual([]);
+		expect(reads()).toHaveLength(1);
+	});
+
+	it.each([
+		['an ID the list does not have', '0f0e0d0c-0b0a-4909-8807-060504030201', {}, /Template 0f0e0d0c-0b0a-4909-8807-060504030201 not found/],
+		['a REJECTED template', SPRING_SALE, { body1: 'x' }, /Template spring_sale is REJECTED, not APPROVED/],
+		['a PENDING template', FEATURE_ANNOUNCEMENT, { body1: 'x', body2: 'y' }, /Template feature_announcement is PENDING, not APPROVED/],
+	] as const)('%s is the template send\'s to judge (spec 2.3, 3: statuses and requirements not shown): sent, and its refusal comes back', async (_, id, values, message) => {
 		const run = await runOn(emulator, {
 			parameters: { ...base, template: '={{ $json.template }}', variables: variablesFromItem },
 			items: [
 			{ phone: '+14155550100', template: APPOINTMENT_REMINDER, body1: 'Ada', body2: 'Monday' },
 			{ phone: '+14155550101', template: id, ...values },
 		],
+			continueOnFail: true,
 		});
-		expect(run.error?.name).toBe('NodeOperationError');
-		expect(run.error?.message).toMatch(message);
-		expect((run.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(1);
-		expect(sends()).toEqual([]);
+		expect(run.error).toBeUndefined();
+		expect(run.items[0].json.success).toBe(true);
+		expect(run.items[1].json.error).toMatch(message);
+		expect(sends().map((request) => (request.body as { template: string }).template)).toEqual([APPOINTMENT_REMINDER, id]);
+		expect(emulator.deliveries).toHaveLength(1);
 		expect(reads()).toHaveLength(1);
 	});
 
 	it('a variable named __proto__ or constructor never reaches the service', async () => {
 		// n8n itself drops these keys when it copies parameters (n8n-workflow deepCopy's reserved
-		// keys), so the node never sees them; checkTemplate refuses them as unknown where they do
-		// arrive (test/unit/templates.test.ts). Through the engine: the send carries exactly the
-		// template's variables.
+		// keys), so the node never sees them; where they do arrive, they stay names of their own
+		// (test/unit/templates.test.ts). Through the engine: the send carries the values given.
 		for (const name of ['__proto__', 'constructor']) {
 			emulator.reset();
 			// JSON.parse makes the name an own key, as a saved workflow's JSON does.
@@ -232,7 +257,7 @@ describe('Message → Send Template checks each item against the live template, 
 		}
 	});
 
-	it('enforces the live template, not the fields the editor saved', async () => {
+	it('counts the live template, not the fields the editor saved', async () => {
 		// The saved mapper lists only body1 (stale: the template takes body1 and body2 now).
 		const stale = await runOn(emulator, {
 			parameters: { ...base, template: byId(APPOINTMENT_REMINDER), variables: mapperValue({ body1: 'a' }) },
@@ -240,31 +265,21 @@ describe('Message → Send Template checks each item against the live template, 
 			{ phone: '+14155550100' },
 		],
 		});
-		expect(stale.error?.message).toMatch(/needs a value for "Body 2: [^"]*"; it takes body1, body2/);
-		// The saved mapper lists body9 as a field: the live template has no such variable.
-		const extra = await runOn(emulator, {
-			parameters: { ...base, template: byId(APPOINTMENT_REMINDER), variables: mapperValue({ body1: 'a', body2: 'b', body9: 'c' }) },
-			items: [{ phone: '+14155550100' }],
-		});
-		expect(extra.error?.message).toMatch(/has no variable "body9"/);
+		expect(stale.error?.message).toMatch(/needs a value for "Body 2: [^"]*"; it takes 2 \(body1, body2\)/);
 		expect(sends()).toEqual([]);
 	});
 
-	it('with Continue On Fail, only the bad items fail; the template read still happens once', async () => {
+	it('without the list (no Templates Base URL, or it cannot be read), the message goes as given', async () => {
+		emulator.setFaults({ script: ['5xx-before', '5xx-before'] });
 		const run = await runOn(emulator, {
-			parameters: { ...base, template: '={{ $json.template }}', variables: mapperValue({ body1: 'a', body2: 'b' }) },
-			items: [
-				{ phone: '+14155550100', template: APPOINTMENT_REMINDER },
-				{ phone: '+14155550101', template: SPRING_SALE },
-				{ phone: '+14155550102', template: APPOINTMENT_REMINDER },
-			],
-			continueOnFail: true,
+			parameters: { ...base, template: byId(APPOINTMENT_REMINDER), variables: mapperValue({ body1: 'a', body2: 'b' }), options: { maxRetries: 1 } },
+			items: [{ phone: '+14155550100' }],
 		});
 		expect(run.error).toBeUndefined();
-		expect(run.items.map((item) => item.json.success ?? item.json.error)).toEqual([true, expect.stringMatching(/REJECTED, not APPROVED/), true]);
-		expect(run.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
-		expect(reads()).toHaveLength(1);
-		expect(sends().map((request) => (request.body as { phone_number: string }).phone_number)).toEqual(['+14155550100', '+14155550102']);
+		expect(reads().length).toBeGreaterThan(0);
+		expect(sends()).toHaveLength(1);
+		expect(run.items[0].json).toMatchObject({ success: true, template: APPOINTMENT_REMINDER });
+		expect(run.items[0].json).not.toHaveProperty('templateName');
 	});
 });
 

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-dangerous-functions -- not shipped: test code, run by Node outside n8n; it evaluates the subtitle expression (README: Lint) */
 /**
  * The recipe of README "Adding an operation": an operation is one file (its fields, its Operation
  * entry, its API group, prepare) and its entry in the resource's list; the credential the editor
@@ -8,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 
 import { resources as messagingResources } from '../../nodes/Messaging/actions/resources';
 import * as send from '../../nodes/Messaging/actions/message/send.operation';
-import { shownForApisOf } from '../../nodes/shared/nodeDescription';
+import { shownForApisOf, subtitleOf } from '../../nodes/shared/nodeDescription';
 import type { ResourceOperations } from '../../nodes/shared/router';
 import { SERVICE_APIS } from '../../nodes/shared/transport';
 import * as plant from '../../nodes/SandboxPlants/actions/plant';
@@ -45,5 +46,31 @@ describe("every operation's credential follows from its API group", () => {
 		const resources = { ...messagingResources, message: { ...messagingResources.message, sendCopy: sendViaDashboardCopy } };
 		const credentials = ['messagingBearerApi', 'messagingAuthorizationKeyApi', 'messagingXApiKeyApi'].map((name) => ({ name, displayOptions: shownForApisOf(name, resources) }));
 		expect(shownFor(credentials, 'sendCopy').map((credential) => credential.name)).toEqual(['messagingAuthorizationKeyApi']);
+	});
+});
+
+describe('the subtitle on the canvas names the operation as its selector does', () => {
+	const pkg = loadPackage();
+	/** The subtitle for one choice, evaluated as plain JavaScript (it holds nothing else). */
+	const subtitleFor = (subtitle: string, parameter: Record<string, string>) =>
+		new Function('$parameter', `return ${subtitle.replace(/^=\{\{/, '').replace(/\}\}$/, '')};`)(parameter) as string;
+
+	it.each([
+		['messaging', messagingResources],
+		['sandboxPlants', { plant: plant.operations }],
+	] as Array<[string, Record<string, ResourceOperations>]>)('%s: written out as subtitleOf builds it from the operations', (node, resources) => {
+		const subtitle = pkg.getNodeTypeVersion(pkg.resolveNodeTypeName(node)!, 1).description.subtitle!;
+		expect(subtitle).toBe(subtitleOf(resources));
+		for (const [resource, operations] of Object.entries(resources)) {
+			for (const [operation, module] of Object.entries(operations)) {
+				expect(subtitleFor(subtitle, { resource, operation })).toBe(`${module.option.name}: ${resource.slice(0, 1).toUpperCase()}${resource.slice(1)}`);
+			}
+		}
+		expect(subtitleFor(subtitle, { resource: '__CUSTOM_API_CALL__', operation: '__CUSTOM_API_CALL__' })).toBe('Custom API Call');
+	});
+
+	it('reads "Send via Dashboard (V2): Message", not the operation value taken apart', () => {
+		const subtitle = pkg.getNodeTypeVersion(pkg.resolveNodeTypeName('messaging')!, 1).description.subtitle!;
+		expect(subtitleFor(subtitle, { resource: 'message', operation: 'sendDashboard' })).toBe('Send via Dashboard (V2): Message');
 	});
 });

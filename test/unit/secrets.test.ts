@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { parseScrubbed } from '../../nodes/shared/transport/answer';
-import { scrubSecrets, scrubText, secretValues, tooShortSecret } from '../../nodes/shared/transport/secrets';
+import { scrubSecrets, scrubText, secretValues } from '../../nodes/shared/transport/secrets';
 
 const SECRET = 'tok_abcDEF123456';
 const secrets = secretValues(['other-secret', SECRET]);
@@ -46,10 +46,17 @@ describe('scrubSecrets', () => {
 		expect(scrubSecrets(loop, secrets)).toBe('[an answer the node could not read]');
 	});
 
-	it('keys shorter than 8 characters are too short to scrub safely', () => {
-		expect(tooShortSecret({ apiKey: 'k3y42' })).toEqual({ field: 'apiKey', length: 5 });
-		expect(tooShortSecret({ accessToken: 'long-enough' })).toBeUndefined();
-		expect(tooShortSecret({ apiKey: '' })).toBeUndefined();
+	it('a key shorter than 8 characters is scrubbed where it stands as a word, as written; inside other words it is left', () => {
+		const short = secretValues(['bad', 'k3y-42']);
+		expect(scrubSecrets({ message: 'Reason: token bad refused', echo: 'k3y-42', other: 'Bad request badly made' }, short)).toEqual({
+			message: 'Reason: token [redacted] refused',
+			echo: '[redacted]',
+			other: 'Bad request badly made',
+		});
+		expect(scrubSecrets('key=bad;', short)).toBe('key=[redacted];');
+		// Long and short keys of one credential, together.
+		const both = secretValues(['bad', 'Long-Enough-Token']);
+		expect(scrubSecrets('bad LONG-ENOUGH-TOKEN', both)).toBe('[redacted] [redacted]');
 	});
 });
 

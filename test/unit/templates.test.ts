@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { checkTemplate } from '../../nodes/Messaging/actions/message/sendTemplate.operation';
+import { variablesToSend } from '../../nodes/Messaging/actions/message/sendTemplate.operation';
 import { filterTemplates } from '../../nodes/Messaging/actions/template/getAll.operation';
 import { ItemInput } from '../../nodes/shared/validation';
 import { templateLabel, templateVariables } from '../../nodes/Messaging/templates';
@@ -39,11 +39,14 @@ describe('templateVariables', () => {
 		expect(names(record({ variable_counts: undefined, template_formate: '[b:1] and [b:3]' }))).toEqual(['body1', 'body2', 'body3']);
 	});
 
-	it('when the count and the format disagree, every placeholder the format shows is a variable; bodies the count adds may be given', () => {
-		// A stale count below what the format shows (it rejected a body2 the service takes).
-		expect(names(record({ variable_counts: 1, template_formate: 'Hi [b:1], see you on [b:2].' }))).toEqual(['body1', 'body2']);
-		// A count of the bodies only, beside a media header.
-		expect(names(record({ variable_counts: 2, template_formate: '[m:media] Hi [b:1], order [b:2]' }))).toEqual(['body1', 'body2', 'media']);
+	it('when the count and the format disagree, the count says how many (spec 2.5: the number of placeholders)', () => {
+		// The spec's own example of a format, "[b:7]", beside a count of one: one variable, not seven.
+		expect(names(record({ variable_counts: 1, template_formate: 'Code [b:7] here' }))).toEqual(['body1']);
+		expect(names(record({ variable_counts: 7, template_formate: '[b:7]' }))).toEqual(['body1', 'body2', 'body3', 'body4', 'body5', 'body6', 'body7']);
+		// A stale count below what the format shows.
+		expect(names(record({ variable_counts: 1, template_formate: 'Hi [b:1], see you on [b:2].' }))).toEqual(['body1']);
+		// The count includes the media header the format shows.
+		expect(names(record({ variable_counts: 2, template_formate: '[m:media] Hi [b:1], order [b:2]' }))).toEqual(['body1', 'media']);
 		// A count above what the format shows: body3 is offered.
 		expect(names(record({ variable_counts: 3, template_formate: 'Hi [b:1], see you on [b:2].' }))).toEqual(['body1', 'body2', 'body3']);
 	});
@@ -76,40 +79,39 @@ describe('filterTemplates', () => {
 	});
 });
 
-describe('checkTemplate: the item against the live template', () => {
+describe('variablesToSend: what the item gives, checked only for how many the listed template takes', () => {
 	// ItemInput only needs the node, to name it in the error.
 	const input = new ItemInput({ getNode: () => ({ name: 'Messaging', type: 'messaging' }) } as unknown as IExecuteFunctions, 3);
-	const check = (template: TemplateRecord | undefined, values: Record<string, string>) =>
-		checkTemplate(input, '6f1d2c3b-4a59-4e8f-9a7b-1c2d3e4f5a6b', template, new Map(Object.entries(values)));
+	const check = (template: TemplateRecord | undefined, values: Record<string, string>) => variablesToSend(input, template, new Map(Object.entries(values)));
 
-	it('returns exactly the template\'s variables, in its order', () => {
-		expect(check(record({}), { body2: 'b', body1: 'a' })).toEqual({ body1: 'a', body2: 'b' });
+	it('sends every value given, and leaves out the empty ones', () => {
+		expect(check(record({}), { body2: 'b', body1: 'a', body3: ' ' })).toEqual({ body2: 'b', body1: 'a' });
 	});
 
-	it('needs every placeholder the format shows; a body only the count adds goes when given and is left out when not', () => {
-		const stale = record({ variable_counts: 1, template_formate: 'Hi [b:1], see you on [b:2].' });
-		expect(check(stale, { body1: 'a', body2: 'b' })).toEqual({ body1: 'a', body2: 'b' });
-		expect(() => check(stale, { body1: 'a' })).toThrow(/needs a value for "Body 2/);
-		const counted = record({ variable_counts: 3, template_formate: 'Hi [b:1], see you on [b:2].' });
-		expect(check(counted, { body1: 'a', body2: 'b' })).toEqual({ body1: 'a', body2: 'b' });
-		expect(check(counted, { body1: 'a', body2: 'b', body3: 'c' })).toEqual({ body1: 'a', body2: 'b', body3: 'c' });
-		// Without placeholders in the format, the count alone says what is needed.
+	it('an item giving fewer values than the template takes fails, naming what is missing as the editor shows it, and the item', () => {
+		expect(() => check(record({}), { body1: 'a', body2: ' ' })).toThrow(/needs a value for "Body 2: …see you on \{2\}\."; it takes 2 \(body1, body2\) \[item 3\]/);
 		expect(() => check(record({ variable_counts: 2, template_formate: 'No placeholders shown' }), { body1: 'a' })).toThrow(/needs a value for "Body 2"/);
+		// The spec's example format with a count of one: one value is enough, whatever its name.
+		expect(check(record({ variable_counts: 1, template_formate: 'Code [b:7] here' }), { body7: 'x' })).toEqual({ body7: 'x' });
 	});
 
-	it('refuses an unknown or unapproved template, naming the item', () => {
-		expect(() => check(undefined, {})).toThrow(/no template with ID 6f1d2c3b-4a59-4e8f-9a7b-1c2d3e4f5a6b in this account.*\[item 3\]/);
-		expect(() => check(record({ status: 'PENDING' }), { body1: 'a', body2: 'b' })).toThrow(/"appointment_reminder" is PENDING, not APPROVED/);
-		expect(() => check(record({ status: undefined }), { body1: 'a', body2: 'b' })).toThrow(/of unknown status, not APPROVED/);
+	it('names are the template send\'s to judge: a template whose list entry shows only bodies may take media', () => {
+		expect(check(record({ variable_counts: 2, template_formate: 'Hi {{1}}, see link' }), { body1: 'a', media: 'https://example.com/a.jpeg' })).toEqual({
+			body1: 'a',
+			media: 'https://example.com/a.jpeg',
+		});
+		expect(check(record({ variable_counts: 0, template_formate: 'Hi' }), { body1: 'a' })).toEqual({ body1: 'a' });
 	});
 
-	it('refuses missing and unknown variables, saying what the template takes', () => {
-		expect(() => check(record({}), { body1: 'a', body2: ' ' })).toThrow(/needs a value for "Body 2: …see you on \{2\}\."; it takes body1, body2 \[item 3\]/);
-		expect(() => check(record({}), { body1: 'a', body2: 'b', Body1: 'c' })).toThrow(/has no variable "Body1"; it takes body1, body2/);
-		expect(() => check(record({ variable_counts: 0, template_formate: 'Hi' }), { body1: 'a' })).toThrow(/it takes no variables/);
+	it('a template the list does not have, or one not approved, is the template send\'s to judge: the values go as given', () => {
+		expect(check(undefined, { body1: 'a' })).toEqual({ body1: 'a' });
+		expect(check(record({ status: 'PENDING' }), { body1: 'a', body2: 'b' })).toEqual({ body1: 'a', body2: 'b' });
+		expect(check(record({ status: undefined }), { body1: 'a', body2: 'b' })).toEqual({ body1: 'a', body2: 'b' });
 	});
 
-	it.each(['__proto__', 'constructor', 'prototype', 'toString'])('refuses a variable named %s as unknown (a Map, not an object, holds the names)', (name) => {
-		expect(() => check(record({}), { body1: 'a', body2: 'b', [name]: 'x' })).toThrow(new RegExp(`has no variable "${name}"`));
+	it.each(['__proto__', 'constructor', 'prototype', 'toString'])('a variable named %s stays a name of its own (a Map holds the names)', (name) => {
+		const sent = check(record({}), { body1: 'a', body2: 'b', [name]: 'x' });
+		expect(Object.getPrototypeOf(sent)).toBe(Object.prototype);
+		expect(JSON.parse(JSON.stringify(sent))).toEqual(JSON.parse(`{"body1":"a","body2":"b","${name}":"x"}`));
 	});
 });

@@ -192,14 +192,17 @@ function serverError(attempt: Attempt, status: number, reason: { reason: string;
 /** "0.5 s", "2 s": options may be fractional, and rounding would misstate them. */
 const seconds = (ms: number) => `${Number((ms / 1000).toFixed(3))} s`;
 
-const MAY_HAVE_BEEN_DELIVERED =
-	'The message may have been delivered: the service may have acted on it before the answer was lost, so it was not sent again (that could duplicate it). Check before resending.';
+/** What a request that may have been carried out may have done: "the message may have been delivered". */
+export function mayHaveDone(attempt: Pick<Attempt, 'request'>): string {
+	return attempt.request.api === 'sandbox' ? 'the plant may have been created' : 'the message may have been delivered';
+}
 
 /** For a send whose fate is unknown: says so, and how to trade that for retries. */
 function mayHaveBeenDelivered(attempt: Attempt): { messageSuffix?: string; note?: string } {
 	if (attempt.idempotent || attempt.policy.retrySendsOnServerError) return {};
+	const done = mayHaveDone(attempt);
 	return {
-		messageSuffix: `. ${MAY_HAVE_BEEN_DELIVERED}`,
+		messageSuffix: `. ${done.slice(0, 1).toUpperCase()}${done.slice(1)}: the service may have acted on it before the answer was lost, so it was not sent again (that could duplicate it). Check before resending.`,
 		note: 'Turn on "Retry Sends After Server Errors" only if a duplicate is acceptable.',
 	};
 }

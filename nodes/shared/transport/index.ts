@@ -4,7 +4,7 @@ import type { ICredentialDataDecryptedObject, IExecuteFunctions, IHttpRequestMet
 import { Deadlines } from './answer';
 import { SERVICE_APIS } from './apis';
 import type { ServiceApi, ServiceRequest } from './apis';
-import { attemptOnce, haltedError, hostOf, limitNotReopenedError } from './attempt';
+import { attemptOnce, haltedError, hostOf, limitNotReopenedError, mayHaveDone } from './attempt';
 import type { Attempt, Verdict } from './attempt';
 import { normalizeBaseUrl } from './baseUrl';
 import type { BaseUrlCheck } from './baseUrl';
@@ -13,7 +13,7 @@ import type { RequestPolicy } from './options';
 import { decideRetry } from './retryPolicy';
 import { accountFor, AUTO_CONCURRENCY, Counts, interruptibleSleep, LimitNotReopenedError, monotonicNow } from './scheduler';
 import type { Account, Outcome, RunLane, Ticket } from './scheduler';
-import { MIN_SECRET_LENGTH, secretsOf, tooShortSecret } from './secrets';
+import { secretsOf } from './secrets';
 import type { Secrets } from './secrets';
 
 export { SERVICE_APIS } from './apis';
@@ -144,13 +144,6 @@ function targetOf(run: Run, api: ServiceApi, itemIndex: number): Promise<Target>
 async function newTarget(run: Run, api: ServiceApi, itemIndex: number): Promise<Target> {
 	const { credentialType, baseUrlField, urlPolicy } = SERVICE_APIS[api];
 	const credentials = await (run.context as IExecuteFunctions).getCredentials(credentialType, itemIndex);
-	const short = tooShortSecret(credentials);
-	if (short) {
-		throw new NodeOperationError(run.context.getNode(), `The credential's ${short.field === 'accessToken' ? 'Access Token' : 'API Key'} (${short.field}) is ${short.length} characters long [item ${itemIndex}]`, {
-			itemIndex,
-			description: `A key shorter than ${MIN_SECRET_LENGTH} characters cannot be kept out of n8n's outputs and logs when a service repeats it. Create a new key in the API section of your account dashboard.`,
-		});
-	}
 	// The account is the credential's, whatever the run shares: what the service refuses, it refuses every run.
 	const credential = run.context.getNode().credentials?.[credentialType];
 	const account = accountFor(`${credentialType}:${credential?.id ?? credential?.name ?? ''}:${api}`);
@@ -212,6 +205,18 @@ export async function serviceRequest<T = unknown>(this: RequestContext, itemInde
 	const result = await send(run ?? editorRun(this as ILoadOptionsFunctions), itemIndex, request);
 	if (!result.ok) throw result.error;
 	return result.body as T;
+}
+
+/**
+ * A request the run can do without: its answer's body, or undefined when it failed for any
+ * reason (a missing base URL, a refusal, no answer). It goes in a run of its own, sharing the
+ * account's limits, so its failure neither stops nor halts `run`; it ends when `run` stops.
+ */
+export async function optionalRequest<T = unknown>(run: Run, itemIndex: number, request: ServiceRequest): Promise<T | undefined> {
+	const aside = newRun(run.context, run.policy, true, run.signal);
+	const result = await send(aside, itemIndex, request).catch(() => undefined);
+	if (run.signal.aborted) throw run.signal.reason as Error;
+	return result?.ok ? (result.body as T) : undefined;
 }
 
 /**
@@ -301,7 +306,7 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
  * 5xx or a lost answer) whose next try never went because the run stopped: not "not sent".
  */
 function notSentAgain(run: Run, attempt: Attempt, cause: NodeApiError): JobResult {
-	const what = attempt.idempotent ? 'the service may have carried it out' : 'the message may have been delivered';
+	const what = attempt.idempotent ? 'the service may have carried it out' : mayHaveDone(attempt);
 	const message = `${cause.message}. The run stopped before it was tried again: ${what}`;
 	const error = new NodeApiError(run.context.getNode(), { message }, { message, description: cause.description ?? undefined, httpCode: cause.httpCode ?? undefined, itemIndex: attempt.itemIndex });
 	return { ok: false, error, fateUnknown: false };

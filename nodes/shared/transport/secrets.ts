@@ -4,8 +4,9 @@ import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 export const SECRET_FIELDS = ['accessToken', 'apiKey'];
 
 /**
- * Shorter keys cannot be kept out of outputs: scrubbing them would blank out ordinary words
- * (and a short one would be guessed anyway). A credential holding one is refused.
+ * Secrets this long are scrubbed wherever they stand, in any form. A shorter one (a test key,
+ * "secret") is scrubbed only where it stands as a word of its own, as it was written: anywhere,
+ * or in any letter case, it would blank out parts of ordinary words ("bad" in "Bad request").
  */
 export const MIN_SECRET_LENGTH = 8;
 
@@ -15,21 +16,14 @@ export interface Secrets {
 	readonly anyCase?: RegExp;
 	/** Base64 (standard and URL-safe) at each of the three byte alignments, as is. */
 	readonly encoded?: RegExp;
+	/** Secrets shorter than MIN_SECRET_LENGTH, as words of their own. */
+	readonly words?: RegExp;
 }
 
 export const NO_SECRETS: Secrets = {};
 
 export function secretsOf(credentials: ICredentialDataDecryptedObject): Secrets {
 	return secretValues(SECRET_FIELDS.map((field) => credentials[field]));
-}
-
-/** The field of a secret too short to keep out of outputs, if the credential has one. */
-export function tooShortSecret(credentials: ICredentialDataDecryptedObject): { field: string; length: number } | undefined {
-	for (const field of SECRET_FIELDS) {
-		const value = credentials[field];
-		if (typeof value === 'string' && value.trim() !== '' && value.trim().length < MIN_SECRET_LENGTH) return { field, length: value.trim().length };
-	}
-	return undefined;
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -52,8 +46,10 @@ function base64Forms(secret: string): string[] {
 }
 
 export function secretValues(values: unknown[]): Secrets {
-	const secrets = [...new Set(values.filter((value): value is string => typeof value === 'string' && value.trim().length >= MIN_SECRET_LENGTH).map((value) => value.trim()))];
-	if (secrets.length === 0) return NO_SECRETS;
+	const all = [...new Set(values.filter((value): value is string => typeof value === 'string' && value.trim() !== '').map((value) => value.trim()))];
+	const secrets = all.filter((secret) => secret.length >= MIN_SECRET_LENGTH);
+	const short = all.filter((secret) => secret.length < MIN_SECRET_LENGTH);
+	if (all.length === 0) return NO_SECRETS;
 	const plain = new Set<string>();
 	for (const secret of secrets) {
 		plain.add(secret);
@@ -61,16 +57,19 @@ export function secretValues(values: unknown[]): Secrets {
 		plain.add(JSON.stringify(secret).slice(1, -1));
 	}
 	const byLength = (a: string, b: string) => b.length - a.length;
+	const either = (forms: Iterable<string>) => [...forms].sort(byLength).map(escapeRegExp).join('|');
 	return {
-		anyCase: new RegExp([...plain].sort(byLength).map(escapeRegExp).join('|'), 'gi'),
-		encoded: new RegExp([...new Set(secrets.flatMap(base64Forms))].sort(byLength).map(escapeRegExp).join('|'), 'g'),
+		...(secrets.length > 0
+			? { anyCase: new RegExp(either(plain), 'gi'), encoded: new RegExp(either(new Set(secrets.flatMap(base64Forms))), 'g') }
+			: {}),
+		...(short.length > 0 ? { words: new RegExp(`(?<![\\p{L}\\p{N}])(?:${either(short)})(?![\\p{L}\\p{N}])`, 'gu') } : {}),
 	};
 }
 
 /** `text` with every form of every secret replaced: what a service says, before anything reads it. */
 export function scrubText(text: string, secrets: Secrets): string {
 	let scrubbed = text;
-	for (const pattern of [secrets.anyCase, secrets.encoded]) if (pattern) scrubbed = scrubbed.replace(pattern, '[redacted]');
+	for (const pattern of [secrets.anyCase, secrets.encoded, secrets.words]) if (pattern) scrubbed = scrubbed.replace(pattern, '[redacted]');
 	return scrubbed;
 }
 
@@ -81,7 +80,7 @@ export function scrubText(text: string, secrets: Secrets): string {
  * that cannot be written out as JSON is replaced by a note saying so.
  */
 export function scrubSecrets(value: unknown, secrets: Secrets): unknown {
-	if (!secrets.anyCase) return value;
+	if (!secrets.anyCase && !secrets.words) return value;
 	if (typeof value === 'string') return scrubText(value, secrets);
 	if (typeof value !== 'object' || value === null) return value;
 	let text: string;

@@ -56,12 +56,11 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedIte
 	const text = input.text('text', 'Text');
 	const attachment = input.attachmentUrl('additionalFields.attachment', 'Attachment URL');
 	const body: IDataObject = { phone, text };
-	if (attachment) {
-		body.attachment = attachment.url;
-		// Only the name the user gave: the URL's last part is often no file name ("image.php?id=4", a hash).
-		const filename = input.optionalText('additionalFields.filename', 'File Name').trim();
-		if (filename) body.filename = filename;
-	}
+	if (attachment) body.attachment = attachment.url;
+	// Only the name the user gave (the URL's last part is often no file name: "image.php?id=4", a
+	// hash), and whenever it is given: what it means without an attachment is the service's to say.
+	const filename = input.optionalText('additionalFields.filename', 'File Name').trim();
+	if (filename) body.filename = filename;
 	return {
 		// Spec 2.2: success and failure are both `{message}`; a failure's text says so and is read as one first.
 		request: { api, method: 'POST', path: '/send', body, isSuccess: (answer) => isObject(answer) && typeof answer.message === 'string' },

@@ -25,18 +25,29 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['message'], operation: ['sendAlternative'] } }, properties);
 
+/** Words a `status` says a message was taken with. */
+const TAKEN_STATUSES = new Set(['sent', 'queued', 'accepted', 'delivered', 'submitted', 'success', 'succeeded']);
+
+const hasId = (record: unknown) => isObject(record) && ['id', 'message_id', 'messageId'].some((field) => typeof record[field] === 'string' || typeof record[field] === 'number');
+
 /**
- * The spec does not describe this API's answer, so a success is a JSON object that says so in
- * one of the ways the service's other send APIs do: `success: true`, a message id, a list of
- * messages, or a result text. HTML, an empty body or JSON of another shape is not.
+ * The spec does not show this API's answer (4.5), so a success is a JSON object that says so in
+ * one of the ways send APIs do (a failure is read first, in any of the service's error shapes):
+ * `success: true` or `ok: true`, a message id (or one in `data`), a list of messages, a result
+ * text, or a `status` that says the message was taken ("sent", "queued", ...). HTML, an empty
+ * body or JSON of another shape (`{}`, `{"status": "ok", "data": null}`) is not: a proxy or
+ * another API may have written it.
  */
 const isSuccess = (answer: unknown) =>
 	isObject(answer) &&
 	(answer.success === true ||
-		['id', 'message_id', 'messageId'].some((field) => typeof answer[field] === 'string' || typeof answer[field] === 'number') ||
+		answer.ok === true ||
+		hasId(answer) ||
+		hasId(answer.data) ||
 		Array.isArray(answer.messages) ||
 		(isObject(answer.details) && Array.isArray(answer.details.messages)) ||
-		typeof answer.message === 'string');
+		typeof answer.message === 'string' ||
+		(typeof answer.status === 'string' && TAKEN_STATUSES.has(answer.status.trim().toLowerCase())));
 
 export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedItem {
 	const input = new ItemInput(this, itemIndex);
@@ -47,7 +58,8 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedIte
 		recipient: to,
 		output: (answer) => {
 			const response = answer as IDataObject;
-			const sent = firstOf(response.messages) ?? firstOf((response.details as IDataObject | undefined)?.messages) ?? response;
+			const data = isObject(response.data) ? (response.data as IDataObject) : undefined;
+			const sent = firstOf(response.messages) ?? firstOf((response.details as IDataObject | undefined)?.messages) ?? (data && hasId(data) ? data : response);
 			return { success: true, to, messageId: sent.id ?? sent.message_id ?? sent.messageId, status: sent.status ?? sent.message_status };
 		},
 	};

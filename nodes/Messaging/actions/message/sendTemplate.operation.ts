@@ -7,7 +7,7 @@ import { firstOf } from '../../../shared/output';
 import type { ItemNeedingService } from '../../../shared/router';
 import type { Run, ServiceApi } from '../../../shared/transport';
 import { asText, ItemInput, quoted } from '../../../shared/validation';
-import { accountTemplates, findTemplate, isApproved, TEMPLATE_ID_PATTERN, templateName, templateProblem, templateVariables, requiredVariableNames, variableNames } from '../../templates';
+import { accountTemplates, findTemplate, TEMPLATE_ID_PATTERN, templateVariables, variableNames, variablesTaken } from '../../templates';
 import type { TemplateRecord } from '../../templates';
 
 export const option = {
@@ -87,13 +87,19 @@ function mappedValues(input: ItemInput, parameter: unknown): Map<string, string>
 	return asTexts(input, isMapper ? (isObject(mapper.value) ? (mapper.value as IDataObject) : {}) : (mapper as IDataObject));
 }
 
+/** The variable names spec 2.3 knows: any template may take them. */
+const KNOWN_VARIABLES = ['body1', 'body2', 'body3', 'media', 'visit_website'];
+
+/** The fields "Map Automatically" sends: the template's variables, and every name the spec knows (a template's list entry may not show them all). */
+const autoMapNames = (record: TemplateRecord | undefined) => [...new Set([...(record ? variableNames(record) : []), ...KNOWN_VARIABLES])];
+
 /** "Map Automatically": the item's fields of the same names as the template's variables. */
 function autoMappedValues(input: ItemInput, item: IDataObject, expected: string[]): Map<string, string> {
 	return asTexts(input, Object.fromEntries(Object.entries(item).filter(([name]) => expected.includes(name))));
 }
 
 function asTexts(input: ItemInput, values: IDataObject): Map<string, string> {
-	// A Map: a name such as __proto__ must be refused as unknown, not swallowed by an object.
+	// A Map: a name such as __proto__ stays a name, not an object's prototype.
 	const provided = new Map<string, string>();
 	for (const [name, value] of Object.entries(values)) {
 		if (value === null || value === undefined) continue;
@@ -105,40 +111,25 @@ function asTexts(input: ItemInput, values: IDataObject): Map<string, string> {
 }
 
 /**
- * Checks the item's template and variables against the template as the service has it now
- * (not the fields the editor saved, which may be stale or missing when the template comes
- * from an expression): it must exist, be approved, and get every variable it takes and no other.
+ * The variables the item sends: every value given, and not empty (one mapping can then serve
+ * templates chosen per item that take different variables). When the account's list has the
+ * template, an item giving fewer values than the template takes fails before anything is sent,
+ * naming what is missing as the editor shows it. Nothing else is judged here: which names a
+ * template takes and whether it may be sent are the template send's to say (spec 2.3: "Keys must
+ * match the template's variables"; required fields and statuses are not shown).
  */
-export function checkTemplate(
-	input: ItemInput,
-	templateId: string,
-	template: TemplateRecord | undefined,
-	provided: Map<string, string>,
-): Record<string, string> {
-	if (!template) input.fail('template', 'Template', `no template with ID ${templateId} in this account; choose one from the list`);
-	const problem = templateProblem(template);
-	if (problem) input.fail('template', 'Template', `${templateName(template)} cannot be used: ${problem}`);
-	const label = `"${template.name}"`;
-	if (!isApproved(template)) {
-		input.fail('template', 'Template', `${label} is ${template.status ?? 'of unknown status'}, not APPROVED; only approved templates can be sent`);
-	}
-	const expected = variableNames(template);
-	const takes = expected.length > 0 ? `it takes ${expected.join(', ')}` : 'it takes no variables';
-	// An empty value for a variable the template does not take carries nothing: one mapping can
-	// then serve templates chosen per item that take different variables.
-	const given = (name: string) => (provided.get(name) ?? '').trim() !== '';
-	const unknown = [...provided.keys()].filter((name) => !expected.includes(name) && given(name));
-	if (unknown.length > 0) {
-		input.fail('variables', 'Variables', `template ${label} has no variable ${unknown.map((name) => `"${name}"`).join(', ')}; ${takes}`);
-	}
-	const missing = requiredVariableNames(template).filter((name) => !given(name));
-	if (missing.length > 0) {
-		// Named as the editor shows the field ("…appointment on {2}. (Body 2)"), not by its key.
+export function variablesToSend(input: ItemInput, template: TemplateRecord | undefined, provided: Map<string, string>): Record<string, string> {
+	const given = new Map([...provided].filter(([, value]) => value.trim() !== ''));
+	if (template && given.size < variablesTaken(template)) {
+		const names = variableNames(template);
 		const labels = new Map(templateVariables(template).map((variable) => [variable.name, variable.label]));
-		input.fail('variables', 'Variables', `template ${label} needs a value for ${missing.map((name) => `"${labels.get(name) ?? name}"`).join(', ')}; ${takes}`);
+		const missing = names.filter((name) => !given.has(name));
+		const takes = `it takes ${variablesTaken(template)}${names.length > 0 ? ` (${names.join(', ')})` : ''}`;
+		const what = missing.length > 0 ? `a value for ${missing.map((name) => `"${labels.get(name) ?? name}"`).join(', ')}` : `${variablesTaken(template) - given.size} more variable value(s)`;
+		// Named as the editor shows the field ("Body 2: …appointment on {2}."), not by its key.
+		input.fail('variables', 'Variables', `template "${template.name}" needs ${what}; ${takes}`);
 	}
-	// A variable it may take but need not (see variableNames) goes only with a value.
-	return Object.fromEntries(expected.filter(given).map((name) => [name, provided.get(name)!]));
+	return Object.fromEntries(given);
 }
 
 /** Spec 2.4: `{success: true, messaging_response_info: {...}}`. */
@@ -146,8 +137,8 @@ const isSuccess = (answer: unknown) => isObject(answer) && answer.success === tr
 
 /**
  * Checks what the item alone tells (phone number, the template ID's form, the mapped values'
- * types); the template itself is checked against the account's templates once every item
- * passed these checks (checkAgainstService).
+ * types); the account's templates are read once every item passed these checks
+ * (checkAgainstService).
  */
 export function prepare(this: IExecuteFunctions, itemIndex: number, run: Run): ItemNeedingService {
 	const input = new ItemInput(this, itemIndex);
@@ -161,10 +152,10 @@ export function prepare(this: IExecuteFunctions, itemIndex: number, run: Run): I
 	return {
 		checkAgainstService: async () => {
 			const record = findTemplate(await accountTemplates.call(this, run, itemIndex), templateId);
-			const provided = mapped ?? autoMappedValues(input, this.getInputData()[itemIndex]?.json ?? {}, record ? variableNames(record) : []);
-			const variables = checkTemplate(input, templateId, record, provided);
-			// The account's own spelling of the ID: the service may compare it as text.
-			const template = record!.template_id;
+			const provided = mapped ?? autoMappedValues(input, this.getInputData()[itemIndex]?.json ?? {}, autoMapNames(record));
+			const variables = variablesToSend(input, record, provided);
+			// The account's own spelling of the ID when it lists it: the service may compare it as text.
+			const template = record?.template_id ?? templateId;
 			return {
 				request: {
 					api,
@@ -182,7 +173,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number, run: Run): I
 						success: true,
 						to: phoneNumber,
 						template,
-						templateName: record?.name,
+						...(record ? { templateName: record.name } : {}),
 						messageId: sent?.id,
 						status: sent?.message_status,
 						recipientId: contact?.wa_id,
