@@ -25,7 +25,7 @@ const isUnprintable = (code: number) =>
 	code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x200e || code === 0x200f || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
 
 /** `value` as one line: a terminal escape ("ESC [ 31 m") dropped whole, anything else unprintable a space. */
-function oneLine(value: string): string {
+export function oneLine(value: string): string {
 	let line = '';
 	for (let i = 0; i < value.length; i++) {
 		const code = value.charCodeAt(i);

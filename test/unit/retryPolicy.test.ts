@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { normalizeBaseUrl } from '../../nodes/shared/transport/baseUrl';
-import { backoffMs, decideRetry, NOT_REACHED, outcomeOfThrown, parseRetryAfter, undecodableAnswerOf } from '../../nodes/shared/transport/retryPolicy';
+import { backoffMs, decideRetry, neverWritten, NOT_REACHED, outcomeOfThrown, parseRetryAfter, refusedCertificateOf, undecodableAnswerOf } from '../../nodes/shared/transport/retryPolicy';
 import type { AttemptOutcome, RetryRules } from '../../nodes/shared/transport/retryPolicy';
 
 const rules = (overrides: Partial<RetryRules> = {}): RetryRules => ({ maxRetries: 5, maxWaitMs: 60_000, retrySendsOnServerError: false, ...overrides });
@@ -91,11 +91,40 @@ describe('parseRetryAfter', () => {
 });
 
 describe('outcomeOfThrown: never reached, or may have reached', () => {
-	it('a connection never made: refused, DNS, unreachable, anywhere in the cause chain', () => {
+	it('a connection never made: refused, DNS, unreachable at the connect, anywhere in the cause chain', () => {
 		for (const code of Object.keys(NOT_REACHED)) {
+			expect(outcomeOfThrown({ message: 'x', cause: { code, syscall: 'connect' } })).toEqual({ type: 'notReached', code });
+		}
+		for (const code of ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ERR_SOCKET_CONNECTION_TIMEOUT']) {
 			expect(outcomeOfThrown({ message: 'x', cause: { code } })).toEqual({ type: 'notReached', code });
 		}
 		expect(outcomeOfThrown({ message: 'outer', cause: { message: 'middle', cause: { code: 'ENOTFOUND' } } })).toEqual({ type: 'notReached', code: 'ENOTFOUND' });
+		// axios's error carries the code, its cause the call; n8n 1.x keeps the call in its texts.
+		expect(outcomeOfThrown({ code: 'EHOSTUNREACH', cause: { code: 'EHOSTUNREACH', syscall: 'connect' } })).toEqual({ type: 'notReached', code: 'EHOSTUNREACH' });
+		expect(outcomeOfThrown({ httpCode: 'EHOSTUNREACH', messages: ['connect EHOSTUNREACH 10.0.0.1:443'] })).toEqual({ type: 'notReached', code: 'EHOSTUNREACH' });
+	});
+
+	it('a route lost on a connection already open (the request may have been written and handled) is a dropped connection, not "never reached"', () => {
+		for (const code of ['EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN']) {
+			for (const syscall of ['read', 'write', undefined]) {
+				expect(outcomeOfThrown({ message: 'x', cause: { code, syscall } }), `${code} ${syscall}`).toEqual({ type: 'mayHaveReached', why: 'dropped', code });
+			}
+		}
+		expect(outcomeOfThrown({ httpCode: 'ENETUNREACH', messages: ['read ENETUNREACH'] })).toEqual({ type: 'mayHaveReached', why: 'dropped', code: 'ENETUNREACH' });
+	});
+
+	it('a certificate refused in the handshake, or a request never built, wrote nothing; anything else unknown may have', () => {
+		expect(refusedCertificateOf({ message: 'x', cause: { code: 'CERT_HAS_EXPIRED' } })).toBe('CERT_HAS_EXPIRED');
+		expect(refusedCertificateOf({ code: 'DEPTH_ZERO_SELF_SIGNED_CERT' })).toBe('DEPTH_ZERO_SELF_SIGNED_CERT');
+		expect(refusedCertificateOf({ code: 'ERR_TLS_CERT_ALTNAME_INVALID' })).toBe('ERR_TLS_CERT_ALTNAME_INVALID');
+		expect(refusedCertificateOf({ code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' })).toBe('UNABLE_TO_VERIFY_LEAF_SIGNATURE');
+		expect(refusedCertificateOf({ code: 'ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC' })).toBeUndefined();
+		expect(refusedCertificateOf({ code: 'EPROTO' })).toBeUndefined();
+		expect(neverWritten({ code: 'ERR_INVALID_CHAR' })).toBe(true);
+		expect(neverWritten({ message: 'x', cause: { code: 'EPROTO', syscall: 'connect' } })).toBe(true);
+		expect(neverWritten({ code: 'EPROTO', syscall: 'read' })).toBe(false);
+		expect(neverWritten({ code: 'ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC' })).toBe(false);
+		expect(neverWritten(new Error('something no rule knows'))).toBe(false);
 	});
 
 	it('a connect that timed out (syscall connect / getaddrinfo) never wrote the request', () => {

@@ -7,7 +7,7 @@ import type {
 	IN8nHttpFullResponse,
 } from 'n8n-workflow';
 
-import { FAILURE_KINDS, classifyFailure, readFailure, readFailureOfSuccess, saysTrue, serviceError } from '../errors';
+import { FAILURE_KINDS, classifyFailure, oneLine, readFailure, readFailureOfSuccess, saysTrue, serviceError } from '../errors';
 import type { ServiceFailure } from '../errors';
 import { discard, LIST_ANSWER_MAX_BYTES, parseScrubbed, readBody, SEND_ANSWER_MAX_BYTES, UnreadableBody, untilAborted } from './answer';
 import type { Deadlines } from './answer';
@@ -15,7 +15,7 @@ import { SERVICE_APIS } from './apis';
 import type { ServiceRequest } from './apis';
 import type { RequestPolicy } from './options';
 import type { LimitNotReopenedError } from './scheduler';
-import { NOT_REACHED, outcomeOfThrown, parseRetryAfter, undecodableAnswerOf } from './retryPolicy';
+import { neverWritten, NOT_REACHED, outcomeOfThrown, parseRetryAfter, refusedCertificateOf, undecodableAnswerOf } from './retryPolicy';
 import type { AttemptOutcome } from './retryPolicy';
 import { scrubText } from './secrets';
 import type { Secrets } from './secrets';
@@ -77,7 +77,7 @@ export async function attemptOnce(
 		return judge(attempt, response, thrown);
 	} catch (error) {
 		// Never throw: the caller finishes the scheduler's ticket either way, but an answer it cannot judge is still an answer.
-		return { type: 'failed', error: unexpectedError(attempt, error), haltsRun: false };
+		return { type: 'failed', error: unexpectedError(attempt, error, 'answer'), haltsRun: false, fateUnknown: true };
 	}
 }
 
@@ -111,7 +111,14 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 	const { context, request, itemIndex } = attempt;
 	if (!response) {
 		const outcome = outcomeOfThrown(thrown);
-		if (!outcome) return { type: 'failed', error: unexpectedError(attempt, thrown), haltsRun: false };
+		if (!outcome) {
+			const certificate = refusedCertificateOf(thrown);
+			if (certificate) return { type: 'failed', error: certificateError(attempt, certificate, thrown), haltsRun: true };
+			if (neverWritten(thrown)) return { type: 'failed', error: unexpectedError(attempt, thrown, 'request'), haltsRun: false };
+			// Anything else the connection threw (a TLS record that does not decrypt, an error no rule
+			// knows) may have come after the request was written: its fate is unknown.
+			return { type: 'failed', error: unexpectedError(attempt, thrown, 'connection'), haltsRun: false, fateUnknown: true };
+		}
 		return { type: 'retryable', outcome, error: () => connectionError(attempt, outcome) };
 	}
 	const status = response.statusCode;
@@ -339,9 +346,35 @@ function abandonedError(attempt: Attempt, reason: unknown): NodeApiError {
 }
 
 /** Anything else: its message only (secrets scrubbed), never its request. */
-function unexpectedError(attempt: Attempt, error: unknown): NodeApiError {
-	const message = scrubText(error instanceof Error ? error.message : String(error), attempt.secrets);
-	return new NodeApiError(attempt.context.getNode(), { message }, { message, itemIndex: attempt.itemIndex });
+/**
+ * An error no rule knows, in building the `request` (nothing was sent), or thrown by the
+ * `connection` or while its `answer` was read: then the request may have been written and
+ * handled, and for a send the message says it may have been delivered. The error's own words
+ * are the description.
+ */
+function unexpectedError(attempt: Attempt, error: unknown, during: 'request' | 'connection' | 'answer'): NodeApiError {
+	const said = scrubText(error instanceof Error ? error.message : String(error), attempt.secrets);
+	if (during === 'request') {
+		const message = `The request to ${attempt.host} could not be made; nothing was sent`;
+		return new NodeApiError(attempt.context.getNode(), { message }, { message, description: `It said: ${oneLine(said)}`, itemIndex: attempt.itemIndex });
+	}
+	const what = during === 'connection' ? `The connection to ${attempt.host} failed before an answer came` : `The answer from ${attempt.host} could not be read`;
+	return new NodeApiError(attempt.context.getNode(), { message: what }, {
+		message: `${what}${mayHaveBeenDelivered(attempt).messageSuffix ?? ''}`,
+		description: `The connection said: ${oneLine(said)}`,
+		itemIndex: attempt.itemIndex,
+	});
+}
+
+/** The service's TLS certificate was refused during the handshake: nothing was sent, and no later request would be either. */
+function certificateError(attempt: Attempt, code: string, error: unknown): NodeApiError {
+	const message = `The TLS certificate of ${attempt.host} was refused (${code}); nothing was sent`;
+	const said = scrubText(error instanceof Error ? error.message : String(error), attempt.secrets);
+	return new NodeApiError(attempt.context.getNode(), { message }, {
+		message,
+		description: `Check the base URL in the credential: it must be the service's own https address. (${oneLine(said)})`,
+		itemIndex: attempt.itemIndex,
+	});
 }
 
 export function hostOf(url: string): string {

@@ -81,6 +81,13 @@ export const NOT_REACHED: Readonly<Record<string, string>> = {
 	ENETDOWN: 'the network is down',
 	ERR_SOCKET_CONNECTION_TIMEOUT: 'the connection could not be opened in time',
 };
+/**
+ * Of those, the codes that only a connection being opened can get (a refusal, a name lookup,
+ * the connect timer). The others (a route lost: EHOSTUNREACH, ENETUNREACH, ENETDOWN) also end a
+ * connection already open, whose request may have been written and handled: those are
+ * "not reached" only when the error names the connect (or lookup) as the call that failed.
+ */
+const ONLY_BEFORE_WRITE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ERR_SOCKET_CONNECTION_TIMEOUT']);
 const DROPPED = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'ERR_STREAM_PREMATURE_CLOSE']);
 const TIMED_OUT = new Set(['ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 /** System calls that fail before a byte of the request is written. */
@@ -121,7 +128,11 @@ export function outcomeOfThrown(error: unknown): AttemptOutcome | undefined {
 	let outcome: AttemptOutcome | undefined;
 	for (const { codes, texts, syscall } of levelsOf(error)) {
 		for (const code of codes) {
-			if (Object.hasOwn(NOT_REACHED, code)) return { type: 'notReached', code };
+			if (Object.hasOwn(NOT_REACHED, code)) {
+				if (ONLY_BEFORE_WRITE.has(code) || (syscall !== undefined && BEFORE_WRITE_SYSCALLS.has(syscall))) return { type: 'notReached', code };
+				outcome ??= { type: 'mayHaveReached', why: 'dropped', code };
+				continue;
+			}
 			// A connect that timed out at the socket level never wrote the request.
 			if (code === 'ETIMEDOUT' && syscall !== undefined && BEFORE_WRITE_SYSCALLS.has(syscall)) {
 				return { type: 'notReached', code: 'ERR_SOCKET_CONNECTION_TIMEOUT' };
@@ -135,6 +146,26 @@ export function outcomeOfThrown(error: unknown): AttemptOutcome | undefined {
 		}
 	}
 	return outcome;
+}
+
+/**
+ * TLS codes of a certificate the client refused during the handshake, before a byte of the
+ * request was written: OpenSSL's verify results (Node gives them as the code) and Node's own.
+ */
+const CERTIFICATE_CODE = /^(?:CERT_[A-Z_]+|[A-Z_]*_CERT(?:_[A-Z_]+)?|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_[A-Z_]+|ERR_TLS_CERT_ALTNAME_INVALID|HOSTNAME_MISMATCH)$/;
+
+/** The code of a certificate refused before the request was written, on the error or its cause chain. */
+export function refusedCertificateOf(error: unknown): string | undefined {
+	for (const { codes } of levelsOf(error)) for (const code of codes) if (CERTIFICATE_CODE.test(code)) return code;
+	return undefined;
+}
+
+/** Node's codes for a request it would not build (a URL, a header value, an argument): thrown before anything is written. */
+const NOT_BUILT = new Set(['ERR_INVALID_URL', 'ERR_INVALID_CHAR', 'ERR_INVALID_HTTP_TOKEN', 'ERR_HTTP_INVALID_HEADER_VALUE', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_INVALID_PROTOCOL', 'ERR_UNESCAPED_CHARACTERS']);
+
+/** Whether an error no rule classifies shows that nothing was written: a request never built, or a failed connect or lookup. */
+export function neverWritten(error: unknown): boolean {
+	return levelsOf(error).some(({ codes, syscall }) => codes.some((code) => NOT_BUILT.has(code)) || (syscall !== undefined && BEFORE_WRITE_SYSCALLS.has(syscall)));
 }
 
 /** Node's codes for a body that does not decompress: zlib's (gzip, deflate), brotli's, zstd's. */
