@@ -44,7 +44,6 @@ afterEach(async () => {
 async function serverWhoseRouteIsLost(error: () => Error): Promise<{ url: string; requests: string[] }> {
 	const requests: string[] = [];
 	const open = new Set<net.Socket>();
-	let clients: ReturnType<typeof catchClientSockets> | undefined;
 	const server = net.createServer((socket) => {
 		open.add(socket);
 		socket.on('error', () => undefined);
@@ -59,16 +58,16 @@ async function serverWhoseRouteIsLost(error: () => Error): Promise<{ url: string
 			requests.push(received.subarray(end + 4, end + 4 + length).toString());
 			received = Buffer.alloc(0);
 			// The request was read (the service acts on it); then the client's connection breaks.
-			setImmediate(() => {
-				for (const client of clients?.sockets ?? []) if (!client.destroyed) client.destroy(error());
+			void Promise.resolve().then(() => {
+				for (const client of clients.sockets) if (!client.destroyed) client.destroy(error());
 			});
 		});
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	const { port } = server.address() as net.AddressInfo;
-	clients = catchClientSockets(port);
+	const clients = catchClientSockets(port);
 	cleanups.push(async () => {
-		clients?.restore();
+		clients.restore();
 		for (const socket of open) socket.destroy();
 		await new Promise((resolve) => server.close(resolve));
 	});
