@@ -637,24 +637,43 @@ describe('an account limit found from refusals', () => {
 		expect(svc.log.length - tries).toBe(1);
 	});
 
-	it('a Retry-After that reached past Max Wait holds a later run only for what is left of it', async () => {
+	it('a Retry-After past every waiting run\'s Max Wait is not kept once they gave up: a later run asks the service again, at once', async () => {
+		// A proxy's error page said a day (or a date in 2099): kept, it held every later execution of
+		// the credential, with no request, for that long.
 		const account = new Account();
 		const first = lane({ maxWaitMs: 2_000 });
 		const ticket = await account.acquire(first);
 		const waiting = account.acquire(first);
+		ticket.finish({ type: 'refused', retryAfterMs: 86_400_000 });
+		await expect(waiting).rejects.toMatchObject({ askedMs: 86_400_000 });
+		await vi.advanceTimersByTimeAsync(0);
+		expect(account.state.pause).toBeUndefined();
+		const later = await Promise.race([account.acquire(lane({ maxWaitMs: 3_600_000 })), vi.advanceTimersByTimeAsync(0).then(() => 'held')]);
+		expect(later).not.toBe('held');
+		(later as Ticket).finish({ type: 'answered' });
+	});
+
+	it('a Retry-After within a waiting run\'s Max Wait holds every run until its time, a later one too', async () => {
+		const account = new Account();
+		const first = lane({ maxWaitMs: 60_000 });
+		const ticket = await account.acquire(first);
+		const waiting = account.acquire(first, { place: ticket.place });
 		ticket.finish({ type: 'refused', retryAfterMs: 30_000 });
-		await expect(waiting).rejects.toBeInstanceOf(LimitNotReopenedError);
-		// 29 s later one second is left of the 30 the service named: within a later run's Max Wait of 2 s.
-		await vi.advanceTimersByTimeAsync(29_000);
-		let granted = false;
-		const later = account.acquire(lane({ maxWaitMs: 2_000 })).then((next) => {
-			granted = true;
+		await vi.advanceTimersByTimeAsync(10_000);
+		let laterGranted = false;
+		const later = account.acquire(lane({ maxWaitMs: 60_000 })).then((next) => {
+			laterGranted = true;
 			return next;
 		});
-		await vi.advanceTimersByTimeAsync(999);
-		expect(granted).toBe(false);
+		await vi.advanceTimersByTimeAsync(19_999);
+		expect(laterGranted).toBe(false);
 		await vi.advanceTimersByTimeAsync(1);
-		expect(granted).toBe(true);
+		// At the time named the refused request goes first, as the pause's probe; once accepted, the later run.
+		const probe = await waiting;
+		expect(laterGranted).toBe(false);
+		probe.finish({ type: 'answered' });
+		await vi.advanceTimersByTimeAsync(0);
+		expect(laterGranted).toBe(true);
 		(await later).finish({ type: 'answered' });
 	});
 

@@ -52,8 +52,11 @@ import { sleep } from 'n8n-workflow';
  *    is under way (the runs stopped, were cancelled, gave up at Max Wait, or their last items
  *    failed), it ends. What it knew belongs to its probe schedule, and a pause nobody probes goes
  *    stale: a later run would fail at once without a request, or learn an hour for a minute from
- *    a probe that went late. A Retry-After still holds until its time; the next refusal begins
- *    a new pause.
+ *    a probe that went late. Its Retry-After goes with it: one longer than every waiting run's
+ *    Max Wait would otherwise hold every later execution, with no request, for as long as it
+ *    said (a proxy's error page said a day, a date in 2099 seventy years). A later run asks the
+ *    service again, one request, and is told the time again if it still holds; the next refusal
+ *    begins a new pause.
  */
 
 /** The limits the user set on the node for one run. */
@@ -303,7 +306,7 @@ interface Pause {
 	refusedStart: number;
 	/**
 	 * A request started after that one was accepted: the refusal was not a full window (which
-	 * refuses everything after it), so this pause teaches no limit. Its Retry-After still holds.
+	 * refuses everything after it), so this pause teaches no limit. Its Retry-After still holds (while something waits on it: rule 7).
 	 */
 	stray: boolean;
 }
@@ -737,13 +740,14 @@ export class Account {
 	}
 
 	/**
-	 * Rule 7: nothing waits on the pause any more (no request in line, no probe under way), so it
-	 * ends. Looked at by the pump, a microtask after any change: a refused request that goes again
-	 * is back in line by then (see poke).
+	 * Rule 7: nothing waits on the pause or the Retry-After any more (no request in line, no probe
+	 * under way), so they end. Looked at by the pump, a microtask after any change: a refused
+	 * request that goes again is back in line by then (see poke).
 	 */
 	private endPauseIfDeserted(): void {
-		if (!this.pause || this.pause.probing > 0 || this.queue.length > 0) return;
+		if ((!this.pause && this.pausedUntil === 0) || (this.pause?.probing ?? 0) > 0 || this.queue.length > 0) return;
 		this.pause = undefined;
+		this.pausedUntil = 0;
 		this.lastProbeAt = -Infinity;
 	}
 
