@@ -146,7 +146,7 @@ function seededRandom(seed: number): () => number {
 
 export function defaultFaults(latencyMs: number): Faults {
 	const probabilities = Object.fromEntries(PROBABILITIES.map((p) => [p, 0])) as Record<Probability, number>;
-	return { latencyMs, rateLimit: null, ...probabilities, script: [], hangMs: MAX_HANG_MS, retryAfter: null, redirectTo: null };
+	return { latencyMs, latencyJitterMs: 0, rateLimit: null, ...probabilities, script: [], hangMs: MAX_HANG_MS, retryAfter: null, redirectTo: null };
 }
 
 /** Validate a partial fault setting (from code or from JSON); throws on anything odd. */
@@ -155,12 +155,12 @@ export function validateFaultsPatch(input: unknown): FaultsPatch {
 		throw new Error('Faults must be an object');
 	}
 	const patch = input as Record<string, unknown>;
-	const known = ['latencyMs', 'rateLimit', 'script', 'hangMs', 'seed', 'retryAfter', 'redirectTo', ...PROBABILITIES];
+	const known = ['latencyMs', 'latencyJitterMs', 'rateLimit', 'script', 'hangMs', 'seed', 'retryAfter', 'redirectTo', ...PROBABILITIES];
 	for (const key of Object.keys(patch)) {
 		if (!known.includes(key)) throw new Error(`Unknown fault '${key}' (known: ${known.join(', ')})`);
 	}
 	const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-	for (const key of ['latencyMs', 'hangMs', 'seed'] as const) {
+	for (const key of ['latencyMs', 'latencyJitterMs', 'hangMs', 'seed'] as const) {
 		if (patch[key] !== undefined && !(isNumber(patch[key]) && (patch[key] as number) >= 0)) {
 			throw new Error(`Fault '${key}' must be a number >= 0`);
 		}
@@ -244,6 +244,12 @@ export class FaultController {
 
 	get latencyMs(): number {
 		return this.current.latencyMs;
+	}
+
+	/** The delay of one answer: the latency, and a draw of the jitter when there is one (none drawn otherwise: the fault sequences stay as they were). */
+	answerDelayMs(): number {
+		const { latencyMs, latencyJitterMs } = this.current;
+		return latencyJitterMs > 0 ? latencyMs + Math.round(this.random() * latencyJitterMs) : latencyMs;
 	}
 
 	set(input: FaultsPatch): void {

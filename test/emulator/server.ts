@@ -188,7 +188,7 @@ export function createEmulatorServer(deps: ControlDeps): EmulatorServer {
 			const ctx: ApiContext = { state, seq: record.seq, headers: req.headers, query, params, body: body.value, bodyIsJson: body.isJson };
 			// Decide at arrival, so rate-limit windows count arrivals, not answer times.
 			const action = faults.decide(route.isSend);
-			const latency = faults.latencyMs;
+			const latency = faults.answerDelayMs();
 			if (latency > 0) later(latency, () => applyFault(action, route, ctx, req, res, record));
 			else applyFault(action, route, ctx, req, res, record);
 		});

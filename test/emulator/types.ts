@@ -168,6 +168,12 @@ export interface RateLimitFault {
 export interface Faults {
 	/** Delay before every API answer (timers; nothing blocks). */
 	latencyMs: number;
+	/**
+	 * Up to this much more, drawn per answer: answers cross on the way back (a refusal can come
+	 * back before the acceptances of requests that arrived before it). Decided at arrival, as
+	 * the rate limit is.
+	 */
+	latencyJitterMs: number;
 	/** Sliding window over the send APIs; null = off. */
 	rateLimit: RateLimitFault | null;
 	/** Probability of 429 + `Retry-After: 1`, request not processed. */

@@ -447,6 +447,27 @@ describe('an account limit found from refusals', () => {
 		expect(learnedWindow(upper, lower)).toBe(window);
 	});
 
+	it('answers that cross on the way back: accepted requests started before the refused one, answered after its refusal, count in what the pause teaches', async () => {
+		const account = new Account();
+		const run = lane();
+		const first = await account.acquire(run);
+		first.finish({ type: 'answered' });
+		await vi.advanceTimersByTimeAsync(0);
+		// The opening round: 12 under way; the service accepted the first 9 (10 with the first) and refused the rest.
+		const round = await Promise.all(Array.from({ length: 12 }, () => account.acquire(run)));
+		await vi.advanceTimersByTimeAsync(30);
+		// A refusal comes back first; the accepted answers trickle in after it.
+		round[10].finish({ type: 'refused', retryAfterMs: 1_000 });
+		for (const ticket of round.slice(0, 9)) ticket.finish({ type: 'answered' });
+		round[9].finish({ type: 'refused', retryAfterMs: 1_000 });
+		round[11].finish({ type: 'refused', retryAfterMs: 1_000 });
+		expect(account.state.pause).toMatchObject({ accepted: 10, stray: false });
+		const probes = Array.from({ length: 3 }, (_, n) => account.acquire(run, { place: round[9 + n].place }));
+		await vi.advanceTimersByTimeAsync(1_000);
+		for (const probe of await Promise.all(probes)) probe.finish({ type: 'answered' });
+		expect(account.state.learned).toMatchObject({ count: 10, windowMs: 1_000 });
+	});
+
 	it('a stray refusal (a request started after it is accepted) teaches nothing', async () => {
 		const account = new Account();
 		const run = lane();

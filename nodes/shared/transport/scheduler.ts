@@ -288,7 +288,7 @@ interface Pause {
 	since: number;
 	/** The oldest answer counted toward the service's window when it first refused. */
 	oldest: number;
-	/** How many it had accepted in that window. */
+	/** How many it had accepted in that window (answers of requests started before the refused one, whenever they come). */
 	accepted: number;
 	/** When the next probe may go (Retry-After, or the probe schedule). */
 	nextProbeAt: number;
@@ -662,9 +662,14 @@ export class Account {
 			// middle of the round trip, a busy n8n that wrote the request late made the probes early,
 			// each one refused and the next a whole round length later.)
 			this.accepted.add(end);
-			// Only the probe ends the pause; a later-started request accepted meanwhile shows the refusal was a stray one.
+			// Only the probe ends the pause; a later-started request accepted meanwhile shows the refusal
+			// was a stray one. One started before the refused request, answered only after its refusal
+			// (answers cross on the way back: a slower route, a busier server thread), was accepted in
+			// the window that refused: it counts in what the pause teaches. Left out, a few tens of ms of
+			// jitter taught 1 or 2 of a limit of 10, and every later run crawled at that pace.
 			if (this.pause && probe) this.reopened(startedAt, end);
 			else if (this.pause && seq > this.pause.refusedStart) this.pause.stray = true;
+			else if (this.pause && startedAt <= this.pause.since) this.pause.accepted++;
 			this.adaptConcurrency(end - startedAt);
 			this.creep(end);
 		} else if (outcome.type === 'failed') {
