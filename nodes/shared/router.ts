@@ -48,7 +48,8 @@ export interface OperationModule {
 
 export type ResourceOperations = Record<string, OperationModule>;
 
-type ItemResult = { ok: true; data: IDataObject[] } | { ok: false; error: Error };
+/** An item's end: its output, or its error (`fateUnknown`: it may have been carried out all the same). */
+type ItemResult = { ok: true; data: IDataObject[] } | { ok: false; error: Error; fateUnknown?: boolean };
 
 /** The value n8n gives the Custom API Call entry it adds to Resource and Operation. */
 const CUSTOM_API_CALL = '__CUSTOM_API_CALL__';
@@ -144,7 +145,7 @@ export async function router(this: IExecuteFunctions, resources: Record<string, 
 		prepared.map((item) => item && { request: item.request, recipient: item.recipient }),
 		(itemIndex, result) => {
 			if (!result.ok) {
-				results[itemIndex] = { ok: false, error: result.error };
+				results[itemIndex] = { ok: false, error: result.error, fateUnknown: result.fateUnknown };
 				if (result.fateUnknown) delivered?.remember(itemIndex, inputOf(itemIndex), results[itemIndex]);
 				prepared[itemIndex] = undefined;
 				return;
@@ -223,16 +224,26 @@ function itemList(indexes: number[]): string {
 	return parts.join(', ');
 }
 
-/** The run stopped at `error`: says which items went out and which were never sent, so a re-run can skip the first. */
+/**
+ * The run stopped at `error`: says which items went out, which may have (a send whose answer
+ * never came, or was no answer: not to be sent again blindly), which failed, and which were never
+ * sent, so a re-run can skip the first and check the second.
+ */
 function withRunSummary(context: IExecuteFunctions, error: Error, results: ItemResult[]): Error {
-	const sent = results.flatMap((result, index) => (result?.ok ? [index] : []));
-	const notSent = results.flatMap((result, index) => (result && !result.ok && result.error instanceof RunStoppedError ? [index] : []));
-	const otherFailures = results.flatMap((result, index) => (result && !result.ok && !(result.error instanceof RunStoppedError) ? [index] : []));
-	if (sent.length === 0 && notSent.length === 0 && otherFailures.length <= 1) return error;
+	const where = (test: (result: ItemResult) => boolean) => results.flatMap((result, index) => (result && test(result) ? [index] : []));
+	// The item whose error this is says what became of it in its own message (a cancel is no item's).
+	const others = (result: ItemResult) => !result.ok && result.error !== error && !(result.error instanceof RunStoppedError);
+	const sent = where((result) => result.ok);
+	const notSent = where((result) => !result.ok && result.error instanceof RunStoppedError);
+	const mayHaveGone = where((result) => others(result) && !result.ok && result.fateUnknown === true);
+	const failed = where((result) => others(result) && !result.ok && result.fateUnknown !== true);
+	if (sent.length === 0 && notSent.length === 0 && mayHaveGone.length === 0 && failed.length === 0) return error;
+	const items = (indexes: number[]) => `item${indexes.length > 1 ? 's' : ''} ${itemList(indexes)}`;
 	const summary = [
-		sent.length > 0 ? `Sent before the run stopped: item${sent.length > 1 ? 's' : ''} ${itemList(sent)}.` : '',
-		otherFailures.length > 1 ? `Failed: items ${itemList(otherFailures)}.` : '',
-		notSent.length > 0 ? `Not sent: item${notSent.length > 1 ? 's' : ''} ${itemList(notSent)}.` : '',
+		sent.length > 0 ? `Sent before the run stopped: ${items(sent)}.` : '',
+		mayHaveGone.length > 0 ? `May have been delivered (not sent again; check before resending): ${items(mayHaveGone)}.` : '',
+		failed.length > 0 ? `Failed: ${items(failed)}.` : '',
+		notSent.length > 0 ? `Not sent: ${items(notSent)}.` : '',
 	]
 		.filter((part) => part !== '')
 		.join(' ');

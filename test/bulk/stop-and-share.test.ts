@@ -83,6 +83,18 @@ describe('stopping is prompt', () => {
 		expect(sendRequests(emulator)).toHaveLength(1);
 	});
 
+	it('cancelled with a send under way: the summary says it may have been delivered, apart from the items never sent', async () => {
+		emulator.setFaults({ latencyMs: 5_000 });
+		const cancel = new AbortController();
+		const running = execution({ items: bulkItems(3), options: { maxConcurrent: 1 }, credentialId: 'cancel-one-under-way', signal: cancel.signal });
+		for (let waited = 0; sendRequests(emulator).length < 1 && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+		cancel.abort();
+		const run = await running;
+		expect(run.run.status).toBe('canceled');
+		expect(sendRequests(emulator)).toHaveLength(1);
+		expect((run.error as { description?: string }).description).toMatch(/May have been delivered \(not sent again; check before resending\): item 0\. Not sent: items 1-2\./);
+	}, 30_000);
+
 	it('requests under way when a run is cancelled teach its credential nothing: Auto keeps its 32 for the next execution (as failures, each cut it by 0.9, to 1)', async () => {
 		// The scheduler of the package the engine runs (dist/, loaded by Node's require), to read the credential's account.
 		const { accountFor } = createRequire(import.meta.url)('../../dist/nodes/shared/transport/scheduler.js') as typeof import('../../nodes/shared/transport/scheduler');
