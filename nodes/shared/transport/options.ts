@@ -43,7 +43,8 @@ export const requestOptionsDescription: INodeProperties = {
 			name: 'includeRawResponse',
 			type: 'boolean',
 			default: false,
-			description: "Whether to add the service's full answer to each output item, under rawResponse",
+			description:
+				"Whether to add the service's full answer to each output item, under rawResponse. Read once per run, from the first item. A list's items are the service's records as it answered them, so they need none.",
 		},
 		{
 			displayName: 'Max Concurrent Requests',

@@ -22,7 +22,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'e.g. Monstera',
 		description: 'Required. Name of the plant.',
 	},
-	plantIdField('Whole-number ID of the new plant'),
+	{ ...plantIdField('Whole-number ID of the new plant'), hint: 'An ID no plant has yet: the sandbox refuses one already taken (its list does not show IDs)' },
 	{
 		displayName: 'Additional Fields',
 		name: 'additionalFields',
