@@ -230,13 +230,15 @@ function itemList(indexes: number[]): string {
  * sent, so a re-run can skip the first and check the second.
  */
 function withRunSummary(context: IExecuteFunctions, error: Error, results: ItemResult[]): Error {
-	const where = (test: (result: ItemResult) => boolean) => results.flatMap((result, index) => (result && test(result) ? [index] : []));
+	// Never sent: not started when the run stopped, or waiting for their turn when it was cancelled.
+	const neverSent = (failure: Error) => failure instanceof RunStoppedError || failure.name === 'ExecutionCancelledError';
 	// The item whose error this is says what became of it in its own message (a cancel is no item's).
-	const others = (result: ItemResult) => !result.ok && result.error !== error && !(result.error instanceof RunStoppedError);
+	const own = neverSent(error) ? -1 : results.findIndex((result) => result && !result.ok && result.error === error);
+	const where = (test: (result: ItemResult) => boolean) => results.flatMap((result, index) => (result && index !== own && test(result) ? [index] : []));
 	const sent = where((result) => result.ok);
-	const notSent = where((result) => !result.ok && result.error instanceof RunStoppedError);
-	const mayHaveGone = where((result) => others(result) && !result.ok && result.fateUnknown === true);
-	const failed = where((result) => others(result) && !result.ok && result.fateUnknown !== true);
+	const notSent = where((result) => !result.ok && neverSent(result.error));
+	const mayHaveGone = where((result) => !result.ok && !neverSent(result.error) && result.fateUnknown === true);
+	const failed = where((result) => !result.ok && !neverSent(result.error) && result.fateUnknown !== true);
 	if (sent.length === 0 && notSent.length === 0 && mayHaveGone.length === 0 && failed.length === 0) return error;
 	const items = (indexes: number[]) => `item${indexes.length > 1 ? 's' : ''} ${itemList(indexes)}`;
 	const summary = [

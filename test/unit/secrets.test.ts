@@ -60,6 +60,26 @@ describe('scrubSecrets', () => {
 	});
 });
 
+describe('a short key in a JSON answer: looked for as a word of the text once it is read, never in the JSON text', () => {
+	it.each([
+		['ab12', '{"message":"Invalid key:\\nab12"}', { message: 'Invalid key:\n[redacted]' }],
+		['ab12', '{"message":"key\\tab12 refused"}', { message: 'key\t[redacted] refused' }],
+		['ab12', '{"error":{"message":"x\\u0001ab12"}}', { error: { message: 'x\u0001[redacted]' } }],
+		['a"b1', '{"message":"bad key a\\"b1"}', { message: 'bad key [redacted]' }],
+		['a\\b1', '{"message":"bad key a\\\\b1"}', { message: 'bad key [redacted]' }],
+	])('key %j in %s: scrubbed (its neighbours in the JSON text are escapes, not letters)', (key, body, expected) => {
+		expect(parseScrubbed(body, secretValues([key]))).toEqual(expected);
+	});
+
+	it('a key spelled as a number, a literal or a field name leaves the answer readable', () => {
+		expect(parseScrubbed('{"id":1234,"message":"ok"}', secretValues(['1234']))).toEqual({ id: '[redacted]', message: 'ok' });
+		expect(parseScrubbed('{"success":true,"message":"ok"}', secretValues(['true']))).toEqual({ success: true, message: 'ok' });
+		expect(parseScrubbed('{"message":"Sent"}', secretValues(['message']))).toEqual({ message: 'Sent' });
+		// Plain text (an HTML page, a gateway's words) is text as read.
+		expect(parseScrubbed('bad key ab12', secretValues(['ab12']))).toBe('bad key [redacted]');
+	});
+});
+
 describe('parseScrubbed: the body scrubbed before and after it is parsed', () => {
 	it('a key JSON-escaped in the body is scrubbed once parsing spells it out', () => {
 		expect(parseScrubbed('{"message":"bad key \\u0052eview-Token-0123"}', secretValues(['Review-Token-0123']))).toEqual({ message: 'bad key [redacted]' });

@@ -211,7 +211,7 @@ export function parseBody(text: string): unknown {
  * lists ("\u0052eview-…", PHP's "\/" for "/"), which parsing turns back into the plain secret.
  */
 export function parseScrubbed(text: string, secrets: Secrets): unknown {
-	const body = parseBody(scrubText(text, secrets));
+	const body = parseBody(scrubText(text, secrets, 'long'));
 	return body instanceof UnreadableBody ? body : scrubSecrets(body, secrets);
 }
 

@@ -210,10 +210,13 @@ export async function serviceRequest<T = unknown>(this: RequestContext, itemInde
 /**
  * A request the run can do without: its answer's body, or undefined when it failed for any
  * reason (a missing base URL, a refusal, no answer). It goes in a run of its own, sharing the
- * account's limits, so its failure neither stops nor halts `run`; it ends when `run` stops.
+ * account's limits, so its failure neither stops nor halts `run`; it ends when `run` stops. It
+ * holds up the run's sends no longer than an editor call may (one retry, 10 s).
  */
 export async function optionalRequest<T = unknown>(run: Run, itemIndex: number, request: ServiceRequest): Promise<T | undefined> {
-	const aside = newRun(run.context, run.policy, true, run.signal);
+	const { policy } = run;
+	const bounded = { ...policy, maxRetries: Math.min(policy.maxRetries, EDITOR_POLICY.maxRetries), maxWaitMs: Math.min(policy.maxWaitMs, EDITOR_POLICY.maxWaitMs), timeoutMs: Math.min(policy.timeoutMs, EDITOR_POLICY.timeoutMs) };
+	const aside = newRun(run.context, bounded, true, run.signal);
 	const result = await send(aside, itemIndex, request).catch(() => undefined);
 	if (run.signal.aborted) throw run.signal.reason as Error;
 	return result?.ok ? (result.body as T) : undefined;

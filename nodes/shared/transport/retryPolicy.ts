@@ -62,10 +62,7 @@ export function parseRetryAfter(value: unknown, now: number = Date.now()): numbe
 	const text = typeof header === 'number' ? String(header) : typeof header === 'string' ? header.trim() : '';
 	let ms: number;
 	if (/^\d+(\.\d+)?$/.test(text)) ms = Math.round(Number(text) * 1000);
-	// A date names a whole second, and the time the service means may lie anywhere in it (one
-	// written as now + N s drops the milliseconds): the wait runs to that second's end. From its
-	// start, the probes the service's named time lets go at once went up to a second early, all refused.
-	else if (HTTP_DATE.test(text)) ms = Date.parse(text) + 999 - now;
+	else if (HTTP_DATE.test(text)) ms = Date.parse(text) - now;
 	else return undefined;
 	return Number.isFinite(ms) && ms > 0 ? ms : undefined;
 }

@@ -16,8 +16,10 @@ export interface Secrets {
 	readonly anyCase?: RegExp;
 	/** Base64 (standard and URL-safe) at each of the three byte alignments, as is. */
 	readonly encoded?: RegExp;
-	/** Secrets shorter than MIN_SECRET_LENGTH, as words of their own. */
+	/** Secrets shorter than MIN_SECRET_LENGTH, as words of their own: in text as read, never in JSON text (in "1234" or "true" it would break the JSON). */
 	readonly words?: RegExp;
+	/** Those short secrets as written and JSON-escaped: what JSON text holding one of them contains. */
+	readonly short?: readonly string[];
 }
 
 export const NO_SECRETS: Secrets = {};
@@ -62,14 +64,23 @@ export function secretValues(values: unknown[]): Secrets {
 		...(secrets.length > 0
 			? { anyCase: new RegExp(either(plain), 'gi'), encoded: new RegExp(either(new Set(secrets.flatMap(base64Forms))), 'g') }
 			: {}),
-		...(short.length > 0 ? { words: new RegExp(`(?<![\\p{L}\\p{N}])(?:${either(short)})(?![\\p{L}\\p{N}])`, 'gu') } : {}),
+		...(short.length > 0
+			? {
+					words: new RegExp(`(?<![\\p{L}\\p{N}])(?:${either(short)})(?![\\p{L}\\p{N}])`, 'gu'),
+					short: [...new Set(short.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)]))],
+				}
+			: {}),
 	};
 }
 
-/** `text` with every form of every secret replaced: what a service says, before anything reads it. */
-export function scrubText(text: string, secrets: Secrets): string {
+/**
+ * `text` with every form of every secret replaced: what a service says, before anything reads it.
+ * `long`: only the secrets scrubbed wherever they stand, for JSON text before it is parsed (a
+ * short one is looked for as a word once the text is read: scrubSecrets).
+ */
+export function scrubText(text: string, secrets: Secrets, forms: 'all' | 'long' = 'all'): string {
 	let scrubbed = text;
-	for (const pattern of [secrets.anyCase, secrets.encoded, secrets.words]) if (pattern) scrubbed = scrubbed.replace(pattern, '[redacted]');
+	for (const pattern of [secrets.anyCase, secrets.encoded, forms === 'all' ? secrets.words : undefined]) if (pattern) scrubbed = scrubbed.replace(pattern, '[redacted]');
 	return scrubbed;
 }
 
@@ -89,7 +100,10 @@ export function scrubSecrets(value: unknown, secrets: Secrets): unknown {
 	} catch {
 		return '[an answer the node could not read]';
 	}
-	return scrubText(text, secrets) === text ? value : scrubEach(value, secrets);
+	// Walked only when a secret may be in it. A short one is looked for as written in the JSON
+	// text: its neighbours there are not its neighbours in the value ("\n" before it reads "n").
+	const mayHold = scrubText(text, secrets, 'long') !== text || (secrets.short ?? []).some((secret) => text.includes(secret));
+	return mayHold ? scrubEach(value, secrets) : value;
 }
 
 /**
@@ -102,5 +116,6 @@ function scrubEach(value: unknown, secrets: Secrets): unknown {
 	if (typeof value === 'number' || typeof value === 'bigint') return scrubText(String(value), secrets) === String(value) ? value : '[redacted]';
 	if (typeof value !== 'object' || value === null) return value;
 	if (Array.isArray(value)) return value.map((element) => scrubEach(element, secrets));
-	return Object.fromEntries(Object.entries(value).map(([key, element]) => [scrubText(key, secrets), scrubEach(element, secrets)]));
+	// A field name is not scrubbed for a short secret: one spelled "message" or "id" would rename the field the answer is read by.
+	return Object.fromEntries(Object.entries(value).map(([key, element]) => [scrubText(key, secrets, 'long'), scrubEach(element, secrets)]));
 }

@@ -87,11 +87,11 @@ function mappedValues(input: ItemInput, parameter: unknown): Map<string, string>
 	return asTexts(input, isMapper ? (isObject(mapper.value) ? (mapper.value as IDataObject) : {}) : (mapper as IDataObject));
 }
 
-/** The variable names spec 2.3 knows: any template may take them. */
+/** The variable names spec 2.3 knows. */
 const KNOWN_VARIABLES = ['body1', 'body2', 'body3', 'media', 'visit_website'];
 
-/** The fields "Map Automatically" sends: the template's variables, and every name the spec knows (a template's list entry may not show them all). */
-const autoMapNames = (record: TemplateRecord | undefined) => [...new Set([...(record ? variableNames(record) : []), ...KNOWN_VARIABLES])];
+/** The fields "Map Automatically" sends: the template's variables, or without its list entry every name the spec knows. */
+const autoMapNames = (record: TemplateRecord | undefined) => (record ? variableNames(record) : KNOWN_VARIABLES);
 
 /** "Map Automatically": the item's fields of the same names as the template's variables. */
 function autoMappedValues(input: ItemInput, item: IDataObject, expected: string[]): Map<string, string> {
