@@ -31,6 +31,23 @@ describe('template picker (list search)', () => {
 		expect(request.headers.authorization).toBe(`Bearer ${emulator.tokens.bearer}`);
 	});
 
+	it('searches what the list shows: language, category, status, and the ID or part of it', async () => {
+		const values = async (filter: string) => (await callListSearch({ ...editor(), method: 'searchTemplates', filter })).results.map((entry) => entry.value);
+		const templates = emulator.templates;
+		expect(await values('UTILITY')).toEqual(expect.arrayContaining(templates.filter((t) => t.category === 'UTILITY').map((t) => t.template_id)));
+		expect(await values('rejected')).toEqual(templates.filter((t) => t.status === 'REJECTED').map((t) => t.template_id));
+		expect(await values(APPOINTMENT_REMINDER.slice(0, 8))).toEqual([APPOINTMENT_REMINDER]);
+	});
+
+	it('a credential without a Templates Base URL: the picker says which field, and names no item (there are none in the editor)', async () => {
+		const credentials = { ...emulator.credentials, messagingBearerApi: { ...emulator.credentials.messagingBearerApi, templatesBaseUrl: '' } };
+		const failed = await callListSearch({ ...editor(), credentials, method: 'searchTemplates' }).then(
+			() => undefined,
+			(error: Error) => error,
+		);
+		expect(failed?.message).toMatch(/^The credential's Templates Base URL \(templatesBaseUrl\) is empty$/);
+	});
+
 	it('searches by name', async () => {
 		const result = await callListSearch({ ...editor(), method: 'searchTemplates', filter: 'ORDER' });
 		expect(result.results.map((entry) => entry.value)).toEqual([ORDER_CONFIRMATION]);

@@ -174,8 +174,10 @@ export async function checkTarget(run: Run, api: ServiceApi, itemIndex: number):
 function baseUrlOf(context: RequestContext, api: ServiceApi, check: BaseUrlCheck, itemIndex: number): string {
 	if (!check.ok) {
 		const { baseUrlField, baseUrlLabel } = SERVICE_APIS[api];
-		throw new NodeOperationError(context.getNode(), `The credential's ${baseUrlLabel} (${baseUrlField}) ${check.problem} [item ${itemIndex}]`, {
-			itemIndex,
+		// An editor call (the template picker, the variable fields) has no items to name.
+		const ofItem = 'getInputData' in context;
+		throw new NodeOperationError(context.getNode(), `The credential's ${baseUrlLabel} (${baseUrlField}) ${check.problem}${ofItem ? ` [item ${itemIndex}]` : ''}`, {
+			...(ofItem ? { itemIndex } : {}),
 			description: `Open the credential and set ${baseUrlLabel} to the base URL shown in the API section of your account dashboard.`,
 		});
 	}
