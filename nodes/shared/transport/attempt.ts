@@ -345,7 +345,9 @@ function abandonedError(attempt: Attempt, reason: unknown): NodeApiError {
 	return new NodeApiError(attempt.context.getNode(), { message }, { message, itemIndex: attempt.itemIndex });
 }
 
-/** Anything else: its message only (secrets scrubbed), never its request. */
+/** An error's own words (its message only, never its request), secrets scrubbed. */
+const wordsOf = (attempt: Attempt, error: unknown) => scrubText(error instanceof Error ? error.message : String(error), attempt.secrets);
+
 /**
  * An error no rule knows, in building the `request` (nothing was sent), or thrown by the
  * `connection` or while its `answer` was read: then the request may have been written and
@@ -353,7 +355,7 @@ function abandonedError(attempt: Attempt, reason: unknown): NodeApiError {
  * are the description.
  */
 function unexpectedError(attempt: Attempt, error: unknown, during: 'request' | 'connection' | 'answer'): NodeApiError {
-	const said = scrubText(error instanceof Error ? error.message : String(error), attempt.secrets);
+	const said = wordsOf(attempt, error);
 	if (during === 'request') {
 		const message = `The request to ${attempt.host} could not be made; nothing was sent`;
 		return new NodeApiError(attempt.context.getNode(), { message }, { message, description: `It said: ${oneLine(said)}`, itemIndex: attempt.itemIndex });
@@ -369,10 +371,9 @@ function unexpectedError(attempt: Attempt, error: unknown, during: 'request' | '
 /** The service's TLS certificate was refused during the handshake: nothing was sent, and no later request would be either. */
 function certificateError(attempt: Attempt, code: string, error: unknown): NodeApiError {
 	const message = `The TLS certificate of ${attempt.host} was refused (${code}); nothing was sent`;
-	const said = scrubText(error instanceof Error ? error.message : String(error), attempt.secrets);
 	return new NodeApiError(attempt.context.getNode(), { message }, {
 		message,
-		description: `Check the base URL in the credential: it must be the service's own https address. (${oneLine(said)})`,
+		description: `Check the base URL in the credential: it must be the service's own https address. (${oneLine(wordsOf(attempt, error))})`,
 		itemIndex: attempt.itemIndex,
 	});
 }

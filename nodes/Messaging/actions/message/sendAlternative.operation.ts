@@ -58,8 +58,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedIte
 		recipient: to,
 		output: (answer) => {
 			const response = answer as IDataObject;
-			const data = isObject(response.data) ? (response.data as IDataObject) : undefined;
-			const sent = firstOf(response.messages) ?? firstOf((response.details as IDataObject | undefined)?.messages) ?? (data && hasId(data) ? data : response);
+			const sent = firstOf(response.messages) ?? firstOf((response.details as IDataObject | undefined)?.messages) ?? (hasId(response.data) ? (response.data as IDataObject) : response);
 			return { success: true, to, messageId: sent.id ?? sent.message_id ?? sent.messageId, status: sent.status ?? sent.message_status };
 		},
 	};

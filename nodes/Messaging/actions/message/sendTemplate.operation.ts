@@ -120,12 +120,13 @@ function asTexts(input: ItemInput, values: IDataObject): Map<string, string> {
  */
 export function variablesToSend(input: ItemInput, template: TemplateRecord | undefined, provided: Map<string, string>): Record<string, string> {
 	const given = new Map([...provided].filter(([, value]) => value.trim() !== ''));
-	if (template && given.size < variablesTaken(template)) {
+	const taken = template ? variablesTaken(template) : 0;
+	if (template && given.size < taken) {
 		const names = variableNames(template);
 		const labels = new Map(templateVariables(template).map((variable) => [variable.name, variable.label]));
 		const missing = names.filter((name) => !given.has(name));
-		const takes = `it takes ${variablesTaken(template)}${names.length > 0 ? ` (${names.join(', ')})` : ''}`;
-		const what = missing.length > 0 ? `a value for ${missing.map((name) => `"${labels.get(name) ?? name}"`).join(', ')}` : `${variablesTaken(template) - given.size} more variable value(s)`;
+		const takes = `it takes ${taken}${names.length > 0 ? ` (${names.join(', ')})` : ''}`;
+		const what = missing.length > 0 ? `a value for ${missing.map((name) => `"${labels.get(name) ?? name}"`).join(', ')}` : `${taken - given.size} more variable value(s)`;
 		// Named as the editor shows the field ("Body 2: …appointment on {2}."), not by its key.
 		input.fail('variables', 'Variables', `template "${template.name}" needs ${what}; ${takes}`);
 	}
