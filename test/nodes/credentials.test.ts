@@ -5,7 +5,7 @@ import { MessagingAuthorizationKeyApi } from '../../credentials/MessagingAuthori
 import { MessagingBearerApi } from '../../credentials/MessagingBearerApi.credentials';
 import { MessagingXApiKeyApi } from '../../credentials/MessagingXApiKeyApi.credentials';
 import { callCredentialTest, loadPackage } from '../harness';
-import { APPOINTMENT_REMINDER, mapperValue, runOn, useEmulator } from './setup';
+import { APPOINTMENT_REMINDER, mapperValue, runOn, sendTemplate, templateById, useEmulator } from './setup';
 
 const emulator = useEmulator();
 
@@ -168,13 +168,7 @@ describe('Templates Base URL', () => {
 	it('is not needed to send a template (the contract: Send Template calls the template send alone); the picker needs it, and its hint says so', async () => {
 		const credentialData = { ...emulator.credentials.messagingBearerApi, templatesBaseUrl: '' };
 		const run = await runOn(emulator, {
-			parameters: {
-				resource: 'message',
-				operation: 'sendTemplate',
-				phoneNumber: '+14155550123',
-				template: { __rl: true, mode: 'id', value: APPOINTMENT_REMINDER },
-				variables: mapperValue({ body1: 'Ada', body2: 'Friday' }),
-			},
+			parameters: sendTemplate(templateById(APPOINTMENT_REMINDER), mapperValue({ body1: 'Ada', body2: 'Friday' })),
 			credentialData,
 		});
 		expect(run.error).toBeUndefined();

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 
 import type { Emulator } from '../emulator';
 import { n8nWorkflow } from '../harness';
-import { APPOINTMENT_REMINDER, mapperValue, runOn, useEmulator } from './setup';
+import { APPOINTMENT_REMINDER, mapperValue, runOn, sendTemplate, templateById, useEmulator } from './setup';
 
 const emulator = useEmulator();
 
@@ -85,13 +85,7 @@ describe('the other error bodies', () => {
 		// A refusal only the service can make.
 		emulator.setAccount({ credits: 0 });
 		const run = await runOn(emulator, {
-			parameters: {
-				resource: 'message',
-				operation: 'sendTemplate',
-				phoneNumber: '+14155550123',
-				template: { __rl: true, mode: 'id', value: APPOINTMENT_REMINDER },
-				variables: mapperValue({ body1: '10%', body2: 'x' }),
-			},
+			parameters: sendTemplate(templateById(APPOINTMENT_REMINDER), mapperValue({ body1: '10%', body2: 'x' })),
 			items: [{}],
 		});
 		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeApiError);

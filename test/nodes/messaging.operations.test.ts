@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { APPOINTMENT_REMINDER, mapperValue, ORDER_CONFIRMATION, runOn, useEmulator } from './setup';
+import { APPOINTMENT_REMINDER, mapperValue, ORDER_CONFIRMATION, runOn, sendTemplate, templateById, useEmulator } from './setup';
 
 const emulator = useEmulator();
 
@@ -158,13 +158,7 @@ describe('Message → Send Template', () => {
 
 	it('a variable the template does not seem to take goes to the template send, which judges it (spec 2.3)', async () => {
 		const run = await runOn(emulator, {
-			parameters: {
-				resource: 'message',
-				operation: 'sendTemplate',
-				phoneNumber: '+14155550123',
-				template: { __rl: true, mode: 'id', value: APPOINTMENT_REMINDER },
-				variables: mapperValue({ body1: 'a', body2: 'b', body9: 'c' }),
-			},
+			parameters: sendTemplate(templateById(APPOINTMENT_REMINDER), mapperValue({ body1: 'a', body2: 'b', body9: 'c' })),
 			items: [{}],
 		});
 		expect(run.error?.name).toBe('NodeApiError');
@@ -179,7 +173,6 @@ describe('Message → Send Template and the account\'s templates', () => {
 	const SPRING_SALE = 'deadbeef-5678-4bcd-9ef0-123456789a04'; // REJECTED, takes body1
 	const FEATURE_ANNOUNCEMENT = 'f6e5d4c3-b2a1-4f0e-9d8c-7b6a5f4e3d06'; // PENDING
 	const base = { resource: 'message', operation: 'sendTemplate', phoneNumber: '={{ $json.phone }}' };
-	const byId = (id: string) => ({ __rl: true, mode: 'id', value: id });
 	const sends = () => emulator.requests.filter((request) => request.api === 'templateSend');
 	const reads = () => emulator.requests.filter((request) => request.api === 'templates');
 	/** Each variable from the item's field of the same name; an absent field gives no value. */
@@ -188,7 +181,7 @@ describe('Message → Send Template and the account\'s templates', () => {
 	it('reads the templates once per execution, however many items, before the first send', async () => {
 		const items = Array.from({ length: 5 }, (_, n) => ({ phone: `+1415555010${n}`, name: `P${n}`, day: 'Monday' }));
 		const run = await runOn(emulator, {
-			parameters: { ...base, template: byId(APPOINTMENT_REMINDER), variables: mapperValue({ body1: '={{ $json.name }}', body2: '={{ $json.day }}' }) },
+			parameters: { ...base, template: templateById(APPOINTMENT_REMINDER), variables: mapperValue({ body1: '={{ $json.name }}', body2: '={{ $json.day }}' }) },
 			items: items,
 		});
 		expect(run.error).toBeUndefined();
@@ -245,7 +238,7 @@ describe('Message → Send Template and the account\'s templates', () => {
 			// JSON.parse makes the name an own key, as a saved workflow's JSON does.
 			const value = JSON.parse(`{"body1":"a","body2":"b","${name}":"x"}`) as Record<string, string>;
 			const run = await runOn(emulator, {
-				parameters: { ...base, template: byId(APPOINTMENT_REMINDER), variables: { ...mapperValue({ body1: 'a', body2: 'b' }), value } },
+				parameters: { ...base, template: templateById(APPOINTMENT_REMINDER), variables: { ...mapperValue({ body1: 'a', body2: 'b' }), value } },
 				items: [
 				{ phone: '+14155550100' },
 			],
@@ -260,7 +253,7 @@ describe('Message → Send Template and the account\'s templates', () => {
 	it('counts the live template, not the fields the editor saved', async () => {
 		// The saved mapper lists only body1 (stale: the template takes body1 and body2 now).
 		const stale = await runOn(emulator, {
-			parameters: { ...base, template: byId(APPOINTMENT_REMINDER), variables: mapperValue({ body1: 'a' }) },
+			parameters: { ...base, template: templateById(APPOINTMENT_REMINDER), variables: mapperValue({ body1: 'a' }) },
 			items: [
 			{ phone: '+14155550100' },
 		],
@@ -272,7 +265,7 @@ describe('Message → Send Template and the account\'s templates', () => {
 	it('without the list (no Templates Base URL, or it cannot be read), the message goes as given', async () => {
 		emulator.setFaults({ script: ['5xx-before', '5xx-before'] });
 		const run = await runOn(emulator, {
-			parameters: { ...base, template: byId(APPOINTMENT_REMINDER), variables: mapperValue({ body1: 'a', body2: 'b' }), options: { maxRetries: 1 } },
+			parameters: { ...base, template: templateById(APPOINTMENT_REMINDER), variables: mapperValue({ body1: 'a', body2: 'b' }), options: { maxRetries: 1 } },
 			items: [{ phone: '+14155550100' }],
 		});
 		expect(run.error).toBeUndefined();

@@ -1,4 +1,4 @@
-import type { ResourceMapperValue } from 'n8n-workflow';
+import type { INodeParameters, ResourceMapperValue } from 'n8n-workflow';
 
 export { runOn, useEmulator } from '../emulator/use';
 
@@ -27,6 +27,13 @@ export function mapperValue(
 		})),
 	};
 }
+
+/** A template chosen by its ID, as the Template field's "By ID" mode saves it. */
+export const templateById = (value: string) => ({ __rl: true, mode: 'id', value });
+
+/** Message → Send Template to +14155550123 with `template` and `variables`. */
+export const sendTemplate = (template: unknown, variables: unknown): INodeParameters =>
+	({ resource: 'message', operation: 'sendTemplate', phoneNumber: '+14155550123', template, variables }) as INodeParameters;
 
 /**
  * Everything a user or a log could see of a run: output items (with the errors they carry),

@@ -6,12 +6,12 @@
  * and whether it may be sent are the template send's to say: those items go, and its refusal
  * comes back in its words.
  */
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
 import type { Emulator } from '../emulator';
 import { callListSearch, callResourceMapper } from '../harness';
-import { APPOINTMENT_REMINDER, mapperValue, runOn, useEmulator } from './setup';
+import { APPOINTMENT_REMINDER, mapperValue, runOn, sendTemplate, templateById, useEmulator } from './setup';
 
 const emulator = useEmulator();
 
@@ -19,11 +19,6 @@ const WELCOME_MESSAGE = 'c0ffee00-1234-4abc-8def-0123456789a3';
 const RECORDATORIO_PAGO = 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c05';
 const SPRING_SALE = 'deadbeef-5678-4bcd-9ef0-123456789a04';
 const FEATURE_ANNOUNCEMENT = 'f6e5d4c3-b2a1-4f0e-9d8c-7b6a5f4e3d06';
-
-const sendTemplate = (template: unknown, variables: unknown): INodeParameters =>
-	({ resource: 'message', operation: 'sendTemplate', phoneNumber: '+14155550123', template, variables }) as INodeParameters;
-
-const byId = (value: string) => ({ __rl: true, mode: 'id', value });
 
 const requestsTo = (api: string) => emulator.requests.filter((request) => request.api === api);
 
@@ -45,7 +40,7 @@ function expectSentAndRefused(run: { error?: Error }, said: RegExp): void {
 
 describe('a template chosen by an expression', () => {
 	// The editor cannot load fields for an expression, so the saved schema is empty.
-	const perItem = sendTemplate(byId('={{ $json.template }}'), {
+	const perItem = sendTemplate(templateById('={{ $json.template }}'), {
 		mappingMode: 'defineBelow',
 		value: { body1: '={{ $json.first }}', body2: '={{ $json.second }}' },
 		schema: [],
@@ -93,7 +88,7 @@ describe('a template chosen by an expression', () => {
 });
 
 describe('a saved schema that no longer matches the template', () => {
-	const savedWithTwo = () => sendTemplate(byId(APPOINTMENT_REMINDER), mapperValue({ body1: 'Ada', body2: 'Friday' }));
+	const savedWithTwo = () => sendTemplate(templateById(APPOINTMENT_REMINDER), mapperValue({ body1: 'Ada', body2: 'Friday' }));
 
 	it('fails before sending when the template gained a variable in the dashboard after the workflow was saved', async () => {
 		const before = await runOn(emulator, { parameters: savedWithTwo(), items: [{}] });
@@ -117,7 +112,7 @@ describe('a saved schema that no longer matches the template', () => {
 		const fields = await callResourceMapper({
 			nodeType: 'messaging',
 			credentials: emulator.credentials,
-			parameters: { resource: 'message', operation: 'sendTemplate', template: byId(APPOINTMENT_REMINDER) },
+			parameters: { resource: 'message', operation: 'sendTemplate', template: templateById(APPOINTMENT_REMINDER) },
 			method: 'getTemplateVariables',
 		});
 		expect(fields.fields.map((field) => [field.id, field.displayName])).toEqual([
@@ -130,12 +125,12 @@ describe('a saved schema that no longer matches the template', () => {
 
 describe('a template that is not approved', () => {
 	it('is the template send\'s to judge (spec 3: the statuses are not shown): sent, and refused in its words, whether rejected or pending', async () => {
-		const rejected = await runOn(emulator, { parameters: sendTemplate(byId(SPRING_SALE), mapperValue({ body1: '20%' })), items: [{}] });
+		const rejected = await runOn(emulator, { parameters: sendTemplate(templateById(SPRING_SALE), mapperValue({ body1: '20%' })), items: [{}] });
 		expectSentAndRefused(rejected, /Template spring_sale is REJECTED, not APPROVED/);
 
 		emulator.reset();
 		const pending = await runOn(emulator, {
-			parameters: sendTemplate(byId(FEATURE_ANNOUNCEMENT), mapperValue({ body1: 'Ada', visit_website: 'new' })),
+			parameters: sendTemplate(templateById(FEATURE_ANNOUNCEMENT), mapperValue({ body1: 'Ada', visit_website: 'new' })),
 			items: [{}],
 		});
 		expectSentAndRefused(pending, /Template feature_announcement is PENDING, not APPROVED/);
@@ -144,7 +139,7 @@ describe('a template that is not approved', () => {
 	it('one that went back to review in the dashboard after it was picked: the same', async () => {
 		emulator.setTemplate({ template_id: APPOINTMENT_REMINDER, status: 'PENDING' });
 		const run = await runOn(emulator, {
-			parameters: sendTemplate(byId(APPOINTMENT_REMINDER), mapperValue({ body1: 'Ada', body2: 'Friday' })),
+			parameters: sendTemplate(templateById(APPOINTMENT_REMINDER), mapperValue({ body1: 'Ada', body2: 'Friday' })),
 			items: [{}],
 		});
 		expectSentAndRefused(run, /is PENDING, not APPROVED/);
@@ -155,7 +150,7 @@ describe('variables the template does not take', () => {
 	it('go to the template send, which judges them (spec 2.3: keys must match the template\'s variables)', async () => {
 		const value = { body1: 'Ada', body2: 'Friday', body3: 'extra' };
 		const run = await runOn(emulator, {
-			parameters: sendTemplate(byId(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'Ada', body2: 'Friday' }), value }),
+			parameters: sendTemplate(templateById(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'Ada', body2: 'Friday' }), value }),
 			items: [{}],
 		});
 		expectSentAndRefused(run, /unknown variables: body3/);
@@ -165,7 +160,7 @@ describe('variables the template does not take', () => {
 	it('an empty one is no value: a mapping shared by templates chosen per item may leave it blank', async () => {
 		const value = { body1: 'Ada', body2: 'Friday', body3: ' ' };
 		const run = await runOn(emulator, {
-			parameters: sendTemplate(byId(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'Ada', body2: 'Friday' }), value }),
+			parameters: sendTemplate(templateById(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'Ada', body2: 'Friday' }), value }),
 			items: [{}],
 		});
 		expect(run.error).toBeUndefined();
@@ -177,7 +172,7 @@ describe('variables the template does not take', () => {
 		// drops such keys when it resolves the parameter, so the node gets body1 and body2.
 		const value = JSON.parse('{"body1": "Ada", "body2": "Friday", "__proto__": {"polluted": "yes"}, "constructor": "x"}') as IDataObject;
 		const run = await runOn(emulator, {
-			parameters: sendTemplate(byId(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'Ada', body2: 'Friday' }), value }),
+			parameters: sendTemplate(templateById(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'Ada', body2: 'Friday' }), value }),
 			items: [{}],
 		});
 		expect(run.error).toBeUndefined();
@@ -195,7 +190,7 @@ describe('the live templates are read once per execution', () => {
 			third: `amount ${index}`,
 		}));
 		const run = await runOn(emulator, {
-			parameters: sendTemplate(byId('={{ $json.template }}'), {
+			parameters: sendTemplate(templateById('={{ $json.template }}'), {
 				mappingMode: 'defineBelow',
 				value: {
 					body1: "={{ $json.template === 'c0ffee00-1234-4abc-8def-0123456789a3' ? '' : $json.first }}",
@@ -216,7 +211,7 @@ describe('the live templates are read once per execution', () => {
 	});
 
 	it('a second execution reads them again (a change in the dashboard is seen by the next run)', async () => {
-		const parameters = sendTemplate(byId(APPOINTMENT_REMINDER), mapperValue({ body1: 'Ada', body2: 'Friday' }));
+		const parameters = sendTemplate(templateById(APPOINTMENT_REMINDER), mapperValue({ body1: 'Ada', body2: 'Friday' }));
 		expect((await runOn(emulator, { parameters: parameters, items: [{}, {}] })).error).toBeUndefined();
 		changeTemplate(emulator, APPOINTMENT_REMINDER, 'Hello [b:1], on [b:2] at [b:3].');
 		expect((await runOn(emulator, { parameters: parameters, items: [{}, {}] })).error?.message).toMatch(/needs a value for "Body 3/);
@@ -232,7 +227,7 @@ function changeTemplate(target: Emulator, templateId: string, format: string): v
 }
 
 describe('bad input is found before the templates are read', () => {
-	const mapped = (values: IDataObject) => sendTemplate(byId(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'x', body2: 'x' }), value: values });
+	const mapped = (values: IDataObject) => sendTemplate(templateById(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'x', body2: 'x' }), value: values });
 
 	it.each([
 		['an object', '={{ {a: 1} }}'],
@@ -299,7 +294,7 @@ describe('a template ID in upper case', () => {
 	const upper = APPOINTMENT_REMINDER.toUpperCase();
 
 	it('is the same UUID: the template is found and its ID is sent as the account has it', async () => {
-		const run = await runOn(emulator, { parameters: sendTemplate(byId(upper), mapperValue({ body1: 'Ada', body2: 'Friday' })), items: [{}] });
+		const run = await runOn(emulator, { parameters: sendTemplate(templateById(upper), mapperValue({ body1: 'Ada', body2: 'Friday' })), items: [{}] });
 		expect(run.error).toBeUndefined();
 		expect((requestsTo('templateSend')[0].body as IDataObject).template).toBe(APPOINTMENT_REMINDER);
 		expect(run.items[0].json.template).toBe(APPOINTMENT_REMINDER);
@@ -309,7 +304,7 @@ describe('a template ID in upper case', () => {
 		const fields = await callResourceMapper({
 			nodeType: 'messaging',
 			credentials: emulator.credentials,
-			parameters: { resource: 'message', operation: 'sendTemplate', template: byId(upper) },
+			parameters: { resource: 'message', operation: 'sendTemplate', template: templateById(upper) },
 			method: 'getTemplateVariables',
 		});
 		expect(fields.fields.map((field) => field.id)).toEqual(['body1', 'body2']);
