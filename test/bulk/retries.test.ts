@@ -220,6 +220,13 @@ describe('sends are not retried when the service may have acted on them', () => 
 		expect(sendRequests(emulator).map((request) => request.outcome)).toEqual(['rate-limited', 'rate-limited', 'rate-limited', 'rate-limited', 'delivered']);
 		expect(emulator.deliveries).toHaveLength(1);
 	});
+
+	it('rate refusals leave Max Retries whole for what it bounds: three 429s, then a 5xx on a read, Max Retries 1, the read is tried again', async () => {
+		emulator.setFaults({ script: ['429', '429', '429', '5xx-before'], retryAfter: '0.05' });
+		const run = await runOn(emulator, { parameters: { resource: 'template', operation: 'getAll', returnAll: true, options: { maxRetries: 1 } } });
+		expect(run.error).toBeUndefined();
+		expect(requestsTo('templates').map((request) => request.outcome)).toEqual(['rate-limited', 'rate-limited', 'rate-limited', '5xx-before', 'ok']);
+	});
 });
 
 describe('reads and deletes are retried after a 5xx or a timeout', () => {

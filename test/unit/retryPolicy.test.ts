@@ -4,7 +4,7 @@ import { normalizeBaseUrl } from '../../nodes/shared/transport/baseUrl';
 import { backoffMs, decideRetry, neverWritten, NOT_REACHED, outcomeOfThrown, parseRetryAfter, refusedCertificateOf, undecodableAnswerOf } from '../../nodes/shared/transport/retryPolicy';
 import type { AttemptOutcome, RetryRules } from '../../nodes/shared/transport/retryPolicy';
 
-const rules = (overrides: Partial<RetryRules> = {}): RetryRules => ({ maxRetries: 5, maxWaitMs: 60_000, retrySendsOnServerError: false, ...overrides });
+const rules = (overrides: Partial<RetryRules> = {}): RetryRules => ({ maxRetries: 5, retrySendsOnServerError: false, ...overrides });
 /** A fixed "random" so the backoff is its ceiling: 250 ms, 500 ms, 1 s, ... */
 const ceiling = () => 1;
 const SEND = false;

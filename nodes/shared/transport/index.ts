@@ -264,20 +264,22 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 		sendCredentialsOnCrossOriginRedirect: false,
 	};
 	let place: number | undefined;
-	/** The failure of the last attempt that may have been carried out, while it waits to go again. */
-	let mayHaveActed: NodeApiError | undefined;
+	/** Attempts that failed other than by a rate refusal: Max Retries bounds these (Max Wait bounds refusals). */
+	let failures = 0;
+	/** The error of the last attempt that may have been carried out, while it waits to go again. */
+	let errorIfNotTriedAgain: NodeApiError | undefined;
 	/** Its wait for the next try ended (a stop, a halt, Max Wait): after such an attempt, not "not sent". */
-	const waitOver = (ended: Error): JobResult => {
-		if (mayHaveActed) return notSentAgain(run, attempt, mayHaveActed);
+	const endWithoutStart = (ended: Error): JobResult => {
+		if (errorIfNotTriedAgain) return notSentAgain(run, attempt, errorIfNotTriedAgain);
 		throw ended;
 	};
-	for (let attemptNumber = 1; ; attemptNumber++) {
-		const acquired = await acquire(run, target, attempt, place).then(
-			(granted) => ({ ticket: granted }),
-			(error: unknown) => ({ ended: error as Error }),
-		);
-		if ('ended' in acquired) return waitOver(acquired.ended);
-		const { ticket } = acquired;
+	for (;;) {
+		let ticket: Ticket;
+		try {
+			ticket = await target.account.acquire(target.lane, { place });
+		} catch (reason) {
+			return endWithoutStart(waitEnded(run, target, attempt, reason));
+		}
 		place = ticket.place;
 		let verdict: Verdict | undefined;
 		let next: Next;
@@ -286,7 +288,7 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 			if (verdict.type === 'retryable' && verdict.outcome.type === 'rateLimited' && verdict.outcome.reason !== undefined) target.lastRefusal = verdict.outcome.reason;
 			// Decided before the ticket is finished: a failure stops the run before the next waiting
 			// request can be let through in its place.
-			next = nextStep(run, attempt, verdict, attemptNumber);
+			next = nextStep(run, attempt, verdict, failures + 1);
 		} finally {
 			// An attempt the run abandoned (a Stop's grace ran out, a cancel) got no answer, whatever
 			// its verdict says: it teaches nothing (counted as accepted, an abandoned probe would end a
@@ -296,12 +298,14 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 		if (next.type === 'done') return { ok: true, body: next.body };
 		if (next.type === 'fail') return { ok: false, error: next.error, fateUnknown: next.fateUnknown };
 		if (next.type === 'backoff') {
-			if (verdict.type === 'retryable' && attempt.mayHaveActed) mayHaveActed = verdict.error();
+			failures++;
+			if (verdict.type === 'retryable' && verdict.outcome.type === 'mayHaveReached') attempt.mayHaveActed = true;
+			if (verdict.type === 'retryable' && attempt.mayHaveActed) errorIfNotTriedAgain = verdict.error();
 			const ended = await interruptibleSleep(next.waitMs, lane.signal).then(
 				() => undefined,
 				(reason: unknown) => waitEnded(run, target, attempt, reason),
 			);
-			if (ended) return waitOver(ended);
+			if (ended) return endWithoutStart(ended);
 		}
 	}
 }
@@ -332,26 +336,20 @@ function fateUnknown(run: Run, attempt: Attempt, verdict: Verdict): boolean {
 
 type Next = { type: 'done'; body: unknown } | { type: 'fail'; error: Error; fateUnknown: boolean } | { type: 'again' } | { type: 'backoff'; waitMs: number };
 
-/** What an attempt's verdict means for its item and its run: the one place that decides. */
-function nextStep(run: Run, attempt: Attempt, verdict: Verdict, attemptNumber: number): Next {
+/**
+ * What one attempt's verdict means for its item: done, failed (through run.failed, which decides
+ * what that means for the run), again at its place (a rate refusal), or again after a backoff.
+ * `failure` is the number this attempt would be among the item's failures that Max Retries bounds.
+ */
+function nextStep(run: Run, attempt: Attempt, verdict: Verdict, failure: number): Next {
 	if (verdict.type === 'done') return { type: 'done', body: verdict.body };
 	if (verdict.type === 'failed') return { type: 'fail', error: run.failed(verdict.error, verdict.haltsRun), fateUnknown: fateUnknown(run, attempt, verdict) };
 	const { outcome } = verdict;
 	// Refused for rate: the account pauses, and this request goes again at its place.
 	if (outcome.type === 'rateLimited') return { type: 'again' };
-	const decision = decideRetry(outcome, attemptNumber, attempt.idempotent, run.policy);
+	const decision = decideRetry(outcome, failure, attempt.idempotent, run.policy);
 	if (!decision.retry) return { type: 'fail', error: run.failed(verdict.error()), fateUnknown: fateUnknown(run, attempt, verdict) };
-	if (outcome.type === 'mayHaveReached') attempt.mayHaveActed = true;
 	return { type: 'backoff', waitMs: decision.waitMs };
-}
-
-/** The scheduler's ticket for one attempt, or the error that ends the item's wait. */
-async function acquire(run: Run, target: Target, attempt: Attempt, place: number | undefined): Promise<Ticket> {
-	try {
-		return await target.account.acquire(target.lane, { place });
-	} catch (reason) {
-		throw waitEnded(run, target, attempt, reason);
-	}
 }
 
 /** An item's wait ended without a start: the run stopped, another item halted it, or the limit did not reopen. */

@@ -79,7 +79,7 @@ export const requestOptionsDescription: INodeProperties = {
 			typeOptions: { minValue: 0, maxValue: 10 },
 			default: 5,
 			description:
-				'How often a request is tried again when the service cannot have acted on it (rate limited, or the connection was never made). Reads and deletes are also retried after 5xx answers and dropped connections.',
+				'How often a request is tried again after a connection that was never made. Reads and deletes are also retried after 5xx answers, timeouts and dropped connections. Rate refusals do not count: they are waited out within Max Wait.',
 		},
 		{
 			displayName: 'Max Wait (Seconds)',

@@ -15,32 +15,32 @@ export type AttemptOutcome =
 
 export interface RetryRules {
 	maxRetries: number;
-	maxWaitMs: number;
 	retrySendsOnServerError: boolean;
 }
 
-export type RetryDecision = { retry: false } | { retry: true; waitMs: number };
+type RetryDecision = { retry: false } | { retry: true; waitMs: number };
 
 /**
- * Whether attempt number `attempt` (1 = the first) is tried again after a connection failure,
- * a timeout or a 5xx, and after how long. A rate refusal is not decided here: the scheduler
- * pauses the whole account and the request goes again at its place, within Max Wait.
+ * Whether a request's `failure`th failed attempt (1 = the first; rate refusals do not count) is
+ * tried again after a connection failure, a timeout or a 5xx, and after how long. A rate refusal
+ * is not decided here: the scheduler pauses the whole account and the request goes again at its
+ * place, within Max Wait.
  */
 export function decideRetry(
 	outcome: Exclude<AttemptOutcome, { type: 'rateLimited' }>,
-	attempt: number,
+	failure: number,
 	idempotent: boolean,
 	rules: RetryRules,
 	random: () => number = Math.random,
 ): RetryDecision {
-	if (attempt > rules.maxRetries) return { retry: false };
+	if (failure > rules.maxRetries) return { retry: false };
 	if (outcome.type === 'mayHaveReached' && !idempotent && !rules.retrySendsOnServerError) return { retry: false };
-	return { retry: true, waitMs: backoffMs(attempt, random) };
+	return { retry: true, waitMs: backoffMs(failure, random) };
 }
 
-/** Exponential backoff with full jitter: a random wait in [0, min(cap, base * 2^(attempt-1))]. */
-export function backoffMs(attempt: number, random: () => number = Math.random, baseMs = 250, capMs = 8_000): number {
-	const ceiling = Math.min(capMs, baseMs * 2 ** Math.max(0, attempt - 1));
+/** Exponential backoff with full jitter: a random wait in [0, min(cap, base * 2^(failure-1))]. */
+export function backoffMs(failure: number, random: () => number = Math.random, baseMs = 250, capMs = 8_000): number {
+	const ceiling = Math.min(capMs, baseMs * 2 ** Math.max(0, failure - 1));
 	return Math.round(random() * ceiling);
 }
 
