@@ -1,7 +1,7 @@
-import type { IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
+import type { ILoadOptionsFunctions } from 'n8n-workflow';
 
 import { isObject } from '../shared/errors';
-import { optionalRequest, serviceRequest } from '../shared/transport';
+import { editorRequest, optionalRequest } from '../shared/transport';
 import type { Run, ServiceRequest } from '../shared/transport';
 
 /** A template record as list templates returns it (spec part 2.5). */
@@ -39,9 +39,9 @@ const isUsable = (record: unknown): record is TemplateRecord => isObject(record)
  */
 const USABLE_TEMPLATES: ServiceRequest = { ...LIST_TEMPLATES, isSuccess: (answer) => Array.isArray(answer) && (answer.length === 0 || answer.some(isUsable)) };
 
-/** The account's templates (the API has no paging or filters), one record per ID (in any letter case). */
-export async function listTemplates(this: IExecuteFunctions | ILoadOptionsFunctions, itemIndex = 0, run?: Run): Promise<TemplateRecord[]> {
-	return usableOnce((await serviceRequest.call(this, itemIndex, USABLE_TEMPLATES, run)) as unknown[]);
+/** The account's templates for the editor (the API has no paging or filters), one record per ID (in any letter case). */
+export async function listTemplates(this: ILoadOptionsFunctions): Promise<TemplateRecord[]> {
+	return usableOnce((await editorRequest.call(this, USABLE_TEMPLATES)) as unknown[]);
 }
 
 function usableOnce(records: unknown[]): TemplateRecord[] {
@@ -61,7 +61,7 @@ function usableOnce(records: unknown[]): TemplateRecord[] {
  * to help (the ID's spelling, the template's name, how many variables it takes): whether a
  * template can be sent is the template send's to say, so the run sends without them.
  */
-export async function accountTemplates(this: IExecuteFunctions, run: Run, itemIndex: number): Promise<TemplateRecord[]> {
+export async function accountTemplates(run: Run, itemIndex: number): Promise<TemplateRecord[]> {
 	return await run.once('templates', async () => {
 		const records = await optionalRequest<unknown[]>(run, itemIndex, USABLE_TEMPLATES);
 		return records ? usableOnce(records) : [];
@@ -92,7 +92,7 @@ const PLACEHOLDER =
 	/\[b(?:ody)?:(\d+)\]|\{\{\s*(?:body)?(\d+)\s*\}\}|\bbody(\d+)\b|(\[m(?:edia)?(?::[^[\]]{0,64})?\]|\{\{\s*media\s*\}\})|(\[(?:u|url|btn|button)(?::[^[\]]{0,64})?\]|\bvisit_website\b)/gi;
 
 /** No real template comes near these (spec 2.3 names five variables; a message body holds about a thousand characters). */
-export const TEMPLATE_LIMITS = { variables: 100, textLength: 10_000 } as const;
+const TEMPLATE_LIMITS = { variables: 100, textLength: 10_000 } as const;
 
 /**
  * Why the node cannot use a template record as the service sent it (absurdly many variables,
@@ -177,18 +177,19 @@ function around(text: string, token: string, max: number): string | undefined {
 const LABEL_LENGTH = 26;
 
 /** The variable names of each record already read: every item of a run asks for its template's. */
-const variableNamesOf = new WeakMap<TemplateRecord, string[]>();
+const namesRead = new WeakMap<TemplateRecord, string[]>();
 
 /**
- * The variables a template takes: body1..bodyN, plus `media` when it has a media header and
- * `visit_website` when it has a dynamic button link. `variable_counts` says how many it has (spec
- * 2.5: the number of placeholders), whatever the format seems to show (the spec's own example
- * of a format, `[b:7]`, is no count of seven); `template_formate` shows where they sit, and which
- * is the media header or the button link (the spec shows no other way to tell: without such a
- * placeholder, every variable is a body). Without a count, the placeholders the format shows.
+ * The variables a template takes, in the order the editor shows them: body1..bodyN, plus `media`
+ * when it has a media header and `visit_website` when it has a dynamic button link.
+ * `variable_counts` says how many it has (spec 2.5: the number of placeholders), whatever the
+ * format seems to show (the spec's own example of a format, `[b:7]`, is no count of seven);
+ * `template_formate` shows where they sit, and which is the media header or the button link (the
+ * spec shows no other way to tell: without such a placeholder, every variable is a body).
+ * Without a count, the placeholders the format shows.
  */
-function namesOf(record: TemplateRecord): string[] {
-	const known = variableNamesOf.get(record);
+export function variableNames(record: TemplateRecord): string[] {
+	const known = namesRead.get(record);
 	if (known) return known;
 	if (templateProblem(record)) return [];
 	const format = typeof record.template_formate === 'string' ? record.template_formate : '';
@@ -201,7 +202,7 @@ function namesOf(record: TemplateRecord): string[] {
 			? Math.max(0, count - Number(hasMedia) - Number(hasButton))
 			: Math.max(0, ...found.filter((name) => name.startsWith('body')).map((name) => Number(name.slice('body'.length))));
 	const names = [...Array.from({ length: bodies }, (_, n) => `body${n + 1}`), ...(hasMedia ? ['media'] : []), ...(hasButton ? ['visit_website'] : [])];
-	variableNamesOf.set(record, names);
+	namesRead.set(record, names);
 	return names;
 }
 
@@ -211,11 +212,8 @@ function variableCount(record: TemplateRecord): number | undefined {
 	return record.variable_counts !== null && record.variable_counts !== undefined && Number.isInteger(count) && count >= 0 ? count : undefined;
 }
 
-/** Every variable name a template takes, in the order the editor shows them. */
-export const variableNames = (record: TemplateRecord): string[] => namesOf(record);
-
 /** How many variables a template takes: its count, or the placeholders its format shows. */
-export const variablesTaken = (record: TemplateRecord): number => (templateProblem(record) ? 0 : (variableCount(record) ?? namesOf(record).length));
+export const variablesTaken = (record: TemplateRecord): number => (templateProblem(record) ? 0 : (variableCount(record) ?? variableNames(record).length));
 
 const titleOf = (name: string) =>
 	name === 'media' ? 'Media URL' : name === 'visit_website' ? 'Button link' : `Body ${name.slice('body'.length)}`;

@@ -91,12 +91,7 @@ export function readFailure(body: unknown, httpFailed: boolean): ServiceFailure 
 			// `{error: "Insufficient credits"}`: the text is the reason, not also its code.
 			return { ...failure, ...(String(body.error) !== failure.reason ? { code: String(body.error) } : {}) };
 		}
-		if (body.success === false) {
-			// The dashboard's message is a title ("Unauthorized"); its details say why ("Invalid API key").
-			const details = typeof body.details === 'string' ? text(body.details) : undefined;
-			const reason = message && details && details !== message ? `${message}: ${details}` : (message ?? details);
-			return saidOr(reason, 'The service reported a failure');
-		}
+		if (body.success === false) return saidOr(titleAndDetails(message, text(body.details)), 'The service reported a failure');
 		if (!httpFailed) return undefined;
 		return saidOr(message ?? text(body.details), 'The service reported an error');
 	}
@@ -163,11 +158,7 @@ export function readFailureOfSuccess(api: ServiceApi, body: unknown): ServiceFai
 		const failure = saidOr(message ?? details ?? (flag.code !== undefined && !/^\d+$/.test(flag.code) ? flag.code : undefined), 'The service reported an error');
 		return { ...failure, ...(flag.code && flag.code !== failure.reason ? { code: flag.code } : {}) };
 	}
-	if (saysFalse(body.success)) {
-		// The dashboard's message is a title ("Unauthorized"); its details say why ("Invalid API key").
-		const reason = message && details && details !== message ? `${message}: ${details}` : (message ?? details);
-		return saidOr(reason, 'The service reported a failure');
-	}
+	if (saysFalse(body.success)) return saidOr(titleAndDetails(message, details), 'The service reported a failure');
 	if (STATUS_SPEAKS.has(api) && typeof body.status === 'string' && FAILED_STATUSES.has(body.status.trim().toLowerCase())) {
 		return { reason: message ?? details ?? text(body.reason) ?? `The service answered status "${body.status.trim()}"` };
 	}
@@ -175,7 +166,7 @@ export function readFailureOfSuccess(api: ServiceApi, body: unknown): ServiceFai
 }
 
 /** The conditions spec part 7 lists, with what a user can do about each. */
-export type FailureKind =
+type FailureKind =
 	| 'invalidPhone'
 	| 'numberLimit'
 	| 'attachment'
@@ -291,7 +282,7 @@ export function classifyFailure(reason: string, status?: number): FailureKind {
 	return 'other';
 }
 
-export interface ServiceErrorInput {
+interface ServiceErrorInput {
 	status?: number;
 	failure: ServiceFailure;
 	itemIndex: number;
@@ -325,4 +316,9 @@ export function serviceError(node: INode, input: ServiceErrorInput): NodeApiErro
 		itemIndex: input.itemIndex,
 		failure,
 	});
+}
+
+/** The dashboard's message is a title ("Unauthorized"); its details say why ("Invalid API key"). */
+function titleAndDetails(message: string | undefined, details: string | undefined): string | undefined {
+	return message && details && details !== message ? `${message}: ${details}` : (message ?? details);
 }

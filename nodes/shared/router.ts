@@ -8,7 +8,7 @@ import type {
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { deliveredItems } from './deliveredItems';
-import { checkTarget, RunStoppedError, sendAll, startRun } from './transport';
+import { checkTarget, isCancellation, RunStoppedError, sendAll, startRun } from './transport';
 import type { Run, ServiceApi, ServiceRequest } from './transport';
 
 /** One item, read and checked: the request to send, and how its answer becomes the item's output. */
@@ -32,7 +32,7 @@ export interface ItemNeedingService {
 /**
  * Checking items gives the event loop a turn this often, so Stop, webhooks and the editor stay
  * served (50 ms is below what a person notices). A turn is n8n's sleep(0), a 1 ms timer: with
- * nothing else to serve it idles that long, 5% of the checking time at a turn every 20 ms.
+ * nothing else to serve it idles that long, about 2% of the checking time at a turn per 50 ms.
  */
 const YIELD_EVERY_MS = 50;
 
@@ -40,7 +40,7 @@ const YIELD_EVERY_MS = 50;
 export interface OperationModule {
 	option: INodePropertyOptions & { action: string };
 	description: INodeProperties[];
-	/** Its API group: the credential the editor shows for it follows from this (nodeDescription.ts). */
+	/** Its API group: the credential the editor shows for it follows from this (shownForApisOf). */
 	api: ServiceApi;
 	/** Reads and checks one item's parameters; reads and sends nothing (what needs the service waits in checkAgainstService). */
 	prepare(this: IExecuteFunctions, itemIndex: number, run: Run): PreparedItem | ItemNeedingService;
@@ -58,8 +58,8 @@ const CUSTOM_API_CALL = '__CUSTOM_API_CALL__';
  * Runs every input item through the chosen operation and returns one output per input item,
  * in input order, each paired to its item. First every item is read and checked on its own, then
  * the operation's credential is checked and, only then, the items are checked against what the
- * run reads from the service: bad input stops the run before any request; then all are sent, as many at once as the
- * transport's limiter lets through. Without "Continue On Fail" the first failure stops the
+ * run reads from the service: bad input stops the run before any request; then all are sent, as
+ * many at once as the scheduler lets through. Without "Continue On Fail" the first failure stops the
  * run: nothing more starts, requests under way finish, and the error says which items were sent.
  */
 export async function router(this: IExecuteFunctions, resources: Record<string, ResourceOperations>): Promise<INodeExecutionData[][]> {
@@ -78,53 +78,9 @@ export async function router(this: IExecuteFunctions, resources: Record<string, 
 	}
 	const items = this.getInputData();
 	const run = startRun(this);
-	const continueOnFail = this.continueOnFail();
 	const includeRawResponse = this.getNodeParameter('options.includeRawResponse', 0, false) === true;
 	const results = new Array<ItemResult>(items.length);
-
-	// First every item's own checks, then (every item passed) what needs the service: the
-	// operation's credential and base URL, then each item against what the run reads from it.
-	const checked: Array<PreparedItem | ItemNeedingService | undefined> = new Array(items.length);
-	const fail = (itemIndex: number, error: unknown) => {
-		results[itemIndex] = { ok: false, error: error as Error };
-		return continueOnFail;
-	};
-	await forEachItem(run, items.length, (itemIndex) => {
-		try {
-			checked[itemIndex] = operation.prepare.call(this, itemIndex, run);
-			return true;
-		} catch (error) {
-			return fail(itemIndex, error);
-		}
-	});
-	const badInput = results.find((result) => result && !result.ok);
-	if (badInput && !badInput.ok && !continueOnFail) throw badInput.error;
-
-	const prepared: Array<PreparedItem | undefined> = new Array(items.length);
-	// Checked once (every item uses the same credential), with the first item still in the run;
-	// after a failure (Continue On Fail) each item gets its own error, naming it.
-	const first = checked.findIndex((item) => item !== undefined);
-	const targetProblem = first >= 0 ? await checkTarget(run, operation.api, first).then(() => undefined, (error: unknown) => error) : undefined;
-	await forEachItem(run, items.length, (itemIndex) => {
-		const item = checked[itemIndex];
-		if (!item) return true;
-		checked[itemIndex] = undefined;
-		if (!targetProblem && !('checkAgainstService' in item)) {
-			prepared[itemIndex] = item;
-			return true;
-		}
-		return (async () => {
-			try {
-				if (targetProblem) await checkTarget(run, operation.api, itemIndex);
-				prepared[itemIndex] = 'checkAgainstService' in item ? await item.checkAgainstService() : item;
-				return true;
-			} catch (error) {
-				return fail(itemIndex, error);
-			}
-		})();
-	});
-	const failedCheck = results.find((result) => result && !result.ok);
-	if (failedCheck && !failedCheck.ok && !continueOnFail) throw failedCheck.error;
+	const prepared = await prepareItems.call(this, run, operation, results);
 
 	// Retry On Fail runs the node again: items this execution already delivered, or may have
 	// delivered, are returned as they were, not sent again. An item is known by its input, which
@@ -163,13 +119,12 @@ export async function router(this: IExecuteFunctions, resources: Record<string, 
 	);
 	// Items the run never started (it stopped, or was cancelled): not sent.
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) results[itemIndex] ??= { ok: false, error: new RunStoppedError() };
-	const cancelled = run.signal.reason instanceof Error && run.signal.reason.name === 'ExecutionCancelledError';
-	if (cancelled) throw withRunSummary(this, run.signal.reason as Error, results);
+	if (isCancellation(run.signal.reason)) throw withRunSummary(this, run.signal.reason as Error, results);
 
 	// Nothing failed: no retry will come for what was delivered.
 	if (results.every((result) => result.ok)) delivered?.forget();
 
-	if (!continueOnFail) {
+	if (!run.continueOnFail) {
 		const failed = results.findIndex((result) => result && !result.ok && !(result.error instanceof RunStoppedError));
 		if (failed >= 0) throw withRunSummary(this, (results[failed] as { error: Error }).error, results);
 	}
@@ -181,6 +136,64 @@ export async function router(this: IExecuteFunctions, resources: Record<string, 
 				: [errorItem(result.error, itemIndex)],
 		),
 	];
+}
+
+/**
+ * Reads and checks every item: first each on its own, then (every item passed) what needs the
+ * service: the operation's credential and base URL, then each item against what the run reads
+ * from it. A failure is recorded in `results`; without Continue On Fail the first one is thrown
+ * at the end of its phase, before any request (or, in the second phase, any send).
+ */
+async function prepareItems(this: IExecuteFunctions, run: Run, operation: OperationModule, results: ItemResult[]): Promise<Array<PreparedItem | undefined>> {
+	const count = results.length;
+	const checked: Array<PreparedItem | ItemNeedingService | undefined> = new Array(count);
+	const fail = (itemIndex: number, error: unknown) => {
+		results[itemIndex] = { ok: false, error: error as Error };
+		return run.continueOnFail;
+	};
+	await forEachItem(run, count, (itemIndex) => {
+		try {
+			checked[itemIndex] = operation.prepare.call(this, itemIndex, run);
+			return true;
+		} catch (error) {
+			return fail(itemIndex, error);
+		}
+	});
+	throwFirstFailureUnlessContinuing(run, results);
+
+	const prepared: Array<PreparedItem | undefined> = new Array(count);
+	// Checked once (every item uses the same credential), with the first item still in the run;
+	// after a failure (Continue On Fail) each item gets its own error, naming it.
+	const first = checked.findIndex((item) => item !== undefined);
+	const targetProblem = first >= 0 ? await checkTarget(run, operation.api, first).then(() => undefined, (error: unknown) => error) : undefined;
+	await forEachItem(run, count, (itemIndex) => {
+		const item = checked[itemIndex];
+		if (!item) return true;
+		checked[itemIndex] = undefined;
+		const needsService = 'checkAgainstService' in item;
+		if (!targetProblem && !needsService) {
+			prepared[itemIndex] = item;
+			return true;
+		}
+		return (async () => {
+			try {
+				if (targetProblem) await checkTarget(run, operation.api, itemIndex);
+				prepared[itemIndex] = needsService ? await item.checkAgainstService() : item;
+				return true;
+			} catch (error) {
+				return fail(itemIndex, error);
+			}
+		})();
+	});
+	throwFirstFailureUnlessContinuing(run, results);
+	return prepared;
+}
+
+/** Without Continue On Fail, an item that failed its checks stops the run with its error. */
+function throwFirstFailureUnlessContinuing(run: Run, results: ItemResult[]): void {
+	if (run.continueOnFail) return;
+	const failed = results.find((result) => result && !result.ok);
+	if (failed && !failed.ok) throw failed.error;
 }
 
 /**
@@ -231,7 +244,7 @@ function itemList(indexes: number[]): string {
  */
 function withRunSummary(context: IExecuteFunctions, error: Error, results: ItemResult[]): Error {
 	// Never sent: not started when the run stopped, or waiting for their turn when it was cancelled.
-	const neverSent = (failure: Error) => failure instanceof RunStoppedError || failure.name === 'ExecutionCancelledError';
+	const neverSent = (failure: Error) => failure instanceof RunStoppedError || isCancellation(failure);
 	// The item whose error this is says what became of it in its own message (a cancel is no item's).
 	const own = neverSent(error) ? -1 : results.findIndex((result) => result && !result.ok && result.error === error);
 	const where = (test: (result: ItemResult) => boolean) => results.flatMap((result, index) => (result && index !== own && test(result) ? [index] : []));

@@ -17,7 +17,7 @@ export const LIST_ANSWER_MAX_BYTES = 32 * 1024 * 1024;
 /** Deeper JSON is not an answer of this service, and would overflow recursive readers downstream. */
 const MAX_JSON_DEPTH = 64;
 
-export type BodyRead =
+type BodyRead =
 	| { type: 'read'; text: string }
 	| { type: 'tooLarge'; maxBytes: number }
 	/** The deadline or the run's stop came first; `reason` is the signal's. */
@@ -42,7 +42,7 @@ export function discard(body: unknown): void {
 const DEADLINE_PASSED = new Error('deadline');
 const DEADLINE_CLEARED = new Error('deadline cleared');
 
-export interface Deadline {
+interface Deadline {
 	/** Aborts when the time is up, or when the run abandons its requests (with that one's reason). */
 	signal: AbortSignal;
 	/** Whether the time ran out (rather than the run ending it). */
@@ -216,7 +216,7 @@ export function parseScrubbed(text: string, secrets: Secrets): unknown {
 }
 
 /** How deeply objects and arrays nest in `value` (0 for a plain value), without recursion. */
-export function depthOf(value: unknown): number {
+function depthOf(value: unknown): number {
 	let deepest = 0;
 	const pending: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
 	while (pending.length > 0) {

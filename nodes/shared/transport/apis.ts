@@ -1,4 +1,4 @@
-import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, ILoadOptionsFunctions } from 'n8n-workflow';
 
 import type { BaseUrlPolicy } from './baseUrl';
 
@@ -25,3 +25,6 @@ export interface ServiceRequest {
 	/** The endpoint's success answer as the spec gives it; any other 2xx answer is a failure. */
 	isSuccess: (body: unknown) => boolean;
 }
+
+/** Who sends: a node's execution, or an editor call (the template picker, the variable fields). */
+export type RequestContext = IExecuteFunctions | ILoadOptionsFunctions;

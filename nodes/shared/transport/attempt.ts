@@ -1,26 +1,19 @@
 import { NodeApiError } from 'n8n-workflow';
-import type {
-	ICredentialDataDecryptedObject,
-	IExecuteFunctions,
-	IHttpRequestOptions,
-	ILoadOptionsFunctions,
-	IN8nHttpFullResponse,
-} from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
 
 import { FAILURE_KINDS, classifyFailure, oneLine, readFailure, readFailureOfSuccess, saysTrue, serviceError } from '../errors';
 import type { ServiceFailure } from '../errors';
 import { discard, LIST_ANSWER_MAX_BYTES, parseScrubbed, readBody, SEND_ANSWER_MAX_BYTES, UnreadableBody, untilAborted } from './answer';
 import type { Deadlines } from './answer';
 import { SERVICE_APIS } from './apis';
-import type { ServiceRequest } from './apis';
+import type { RequestContext, ServiceRequest } from './apis';
 import type { RequestPolicy } from './options';
 import type { LimitNotReopenedError } from './scheduler';
+import { isCancellation } from './stops';
 import { neverWritten, NOT_REACHED, outcomeOfThrown, parseRetryAfter, refusedCertificateOf, undecodableAnswerOf } from './retryPolicy';
 import type { AttemptOutcome } from './retryPolicy';
 import { scrubText } from './secrets';
 import type { Secrets } from './secrets';
-
-type RequestContext = IExecuteFunctions | ILoadOptionsFunctions;
 
 /**
  * One try: the answer judged, or the error in its place. Never throws. The body is read here
@@ -204,9 +197,15 @@ export function mayHaveDone(attempt: Pick<Attempt, 'request'>): string {
 	return attempt.request.api === 'sandbox' ? 'the plant may have been created' : 'the message may have been delivered';
 }
 
+/**
+ * Whether a request that may have been carried out is held back from another try: a send is (it
+ * could go twice), unless the user chose Retry Sends After Server Errors; reads and deletes never are.
+ */
+export const heldBackWhenInDoubt = (attempt: Pick<Attempt, 'idempotent' | 'policy'>): boolean => !attempt.idempotent && !attempt.policy.retrySendsOnServerError;
+
 /** For a send whose fate is unknown: says so, and how to trade that for retries. */
 function mayHaveBeenDelivered(attempt: Attempt): { messageSuffix?: string; note?: string } {
-	if (attempt.idempotent || attempt.policy.retrySendsOnServerError) return {};
+	if (!heldBackWhenInDoubt(attempt)) return {};
 	const done = mayHaveDone(attempt);
 	return {
 		messageSuffix: `. ${done.slice(0, 1).toUpperCase()}${done.slice(1)}: the service may have acted on it before the answer was lost, so it was not sent again (that could duplicate it). Check before resending.`,
@@ -340,7 +339,7 @@ function tooLargeError(attempt: Attempt, status: number, maxBytes: number): Node
 
 /** The attempt was abandoned: the execution was canceled, or its run stopped and the answer did not come in time. */
 function abandonedError(attempt: Attempt, reason: unknown): NodeApiError {
-	const what = reason instanceof Error && reason.name === 'ExecutionCancelledError' ? 'The execution was canceled' : 'The run stopped at an earlier failure';
+	const what = isCancellation(reason) ? 'The execution was canceled' : 'The run stopped at an earlier failure';
 	const message = `${what} while waiting for ${attempt.host}${mayHaveBeenDelivered(attempt).messageSuffix ?? ''}`;
 	return new NodeApiError(attempt.context.getNode(), { message }, { message, itemIndex: attempt.itemIndex });
 }

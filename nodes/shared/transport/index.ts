@@ -1,10 +1,19 @@
+/**
+ * The transport: the only place that talks HTTP. A run (startRun) sends its items through sendAll;
+ * each request gets its base URL and key from the credential (n8n's httpRequestWithAuthentication
+ * in attempt.ts), a ticket from the account's scheduler for each attempt (scheduler.ts), and the
+ * retry rule of retryPolicy.ts. A rate refusal goes again at its place once the account reopens
+ * (within Max Wait). Redirects are never followed. Any failure is a NodeApiError built from the
+ * answer with the credential's secrets scrubbed out, passed through run.failed, which decides
+ * what it means for the run.
+ */
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { ICredentialDataDecryptedObject, IExecuteFunctions, IHttpRequestMethods, IHttpRequestOptions, ILoadOptionsFunctions } from 'n8n-workflow';
 
 import { Deadlines } from './answer';
 import { SERVICE_APIS } from './apis';
-import type { ServiceApi, ServiceRequest } from './apis';
-import { attemptOnce, haltedError, hostOf, limitNotReopenedError, mayHaveDone } from './attempt';
+import type { RequestContext, ServiceApi, ServiceRequest } from './apis';
+import { attemptOnce, haltedError, heldBackWhenInDoubt, hostOf, limitNotReopenedError, mayHaveDone } from './attempt';
 import type { Attempt, Verdict } from './attempt';
 import { normalizeBaseUrl } from './baseUrl';
 import type { BaseUrlCheck } from './baseUrl';
@@ -15,29 +24,13 @@ import { accountFor, AUTO_CONCURRENCY, Counts, interruptibleSleep, LimitNotReope
 import type { Account, Outcome, RunLane, Ticket } from './scheduler';
 import { secretsOf } from './secrets';
 import type { Secrets } from './secrets';
+import { ExecutionCanceledError, RunStoppedError } from './stops';
 
 export { SERVICE_APIS } from './apis';
 export type { ServiceApi, ServiceRequest } from './apis';
 export { requestOptionsDescription } from './options';
 export type { RequestPolicy } from './options';
-
-type RequestContext = IExecuteFunctions | ILoadOptionsFunctions;
-
-/** Given to items that had not been sent when another item's failure stopped the run. */
-export class RunStoppedError extends Error {
-	constructor() {
-		super('Not sent: the run stopped at an earlier failure');
-	}
-}
-
-/** Given to every wait of a run whose execution was cancelled (n8n reads "canceled" as a cancelled run). */
-export class ExecutionCanceledError extends Error {
-	name = 'ExecutionCancelledError';
-
-	constructor() {
-		super('The execution was canceled');
-	}
-}
+export { isCancellation, RunStoppedError } from './stops';
 
 /** Ends the waits of a run's other items once a failure that no later item can get past came in (Continue On Fail). */
 class HaltedError extends Error {
@@ -52,6 +45,8 @@ const STOP_GRACE_MS = 1_000;
 /** One node run (an execution of the node, or one editor call), handed explicitly to everything that sends. */
 export interface Run {
 	context: RequestContext;
+	/** An editor call (the picker, the variable fields): there are no items, so errors name none. */
+	forEditor: boolean;
 	policy: RequestPolicy;
 	continueOnFail: boolean;
 	/** Aborted when the run stops (a failure without Continue On Fail) or the execution is cancelled: every wait ends at once. */
@@ -64,7 +59,11 @@ export interface Run {
 	startedAt: number;
 	/** A value computed once per run and shared by its items (e.g. the account's templates). */
 	once<T>(key: string, compute: () => Promise<T>): Promise<T>;
-	/** The one place that decides what an item's failure means for the run; returns the error to throw. */
+	/**
+	 * Records an item's failure and decides what it means for the run (the only place that does):
+	 * without Continue On Fail it stops the run (requests under way get STOP_GRACE_MS to answer);
+	 * with `haltsRun` (a key refused, no credits) it ends every other item's wait. Returns the error.
+	 */
 	failed(error: Error, haltsRun?: boolean): Error;
 	/** Per API group: its credential, base URL, secrets, account and lane, read once per run. */
 	targets: Map<ServiceApi, Promise<Target>>;
@@ -76,11 +75,11 @@ export function startRun(context: IExecuteFunctions): Run {
 }
 
 /** A run for one editor call (template picker, variable fields): a person waits, so short limits. */
-export function editorRun(context: ILoadOptionsFunctions): Run {
-	return newRun(context, EDITOR_POLICY, false);
+function editorRun(context: ILoadOptionsFunctions): Run {
+	return newRun(context, EDITOR_POLICY, false, undefined, true);
 }
 
-function newRun(context: RequestContext, policy: RequestPolicy, continueOnFail: boolean, cancelSignal?: AbortSignal): Run {
+function newRun(context: RequestContext, policy: RequestPolicy, continueOnFail: boolean, cancelSignal?: AbortSignal, forEditor = false): Run {
 	const stop = new AbortController();
 	const abandon = new AbortController();
 	const halt = new AbortController();
@@ -94,6 +93,7 @@ function newRun(context: RequestContext, policy: RequestPolicy, continueOnFail: 
 	else cancelSignal?.addEventListener('abort', cancel, { once: true });
 	return {
 		context,
+		forEditor,
 		policy,
 		continueOnFail,
 		startedAt: monotonicNow(),
@@ -167,16 +167,15 @@ async function newTarget(run: Run, api: ServiceApi, itemIndex: number): Promise<
  * a missing or refused base URL is named before the run reads anything from the service.
  */
 export async function checkTarget(run: Run, api: ServiceApi, itemIndex: number): Promise<void> {
-	baseUrlOf(run.context, api, (await targetOf(run, api, itemIndex)).baseUrl, itemIndex);
+	baseUrlOf(run, api, (await targetOf(run, api, itemIndex)).baseUrl, itemIndex);
 }
 
 /** The base URL a request needs, or a clear error naming the credential field. */
-function baseUrlOf(context: RequestContext, api: ServiceApi, check: BaseUrlCheck, itemIndex: number): string {
+function baseUrlOf(run: Run, api: ServiceApi, check: BaseUrlCheck, itemIndex: number): string {
 	if (!check.ok) {
 		const { baseUrlField, baseUrlLabel } = SERVICE_APIS[api];
-		// An editor call (the template picker, the variable fields) has no items to name.
-		const ofItem = 'getInputData' in context;
-		throw new NodeOperationError(context.getNode(), `The credential's ${baseUrlLabel} (${baseUrlField}) ${check.problem}${ofItem ? ` [item ${itemIndex}]` : ''}`, {
+		const ofItem = !run.forEditor;
+		throw new NodeOperationError(run.context.getNode(), `The credential's ${baseUrlLabel} (${baseUrlField}) ${check.problem}${ofItem ? ` [item ${itemIndex}]` : ''}`, {
 			...(ofItem ? { itemIndex } : {}),
 			description: `Open the credential and set ${baseUrlLabel} to the base URL shown in the API section of your account dashboard.`,
 		});
@@ -195,16 +194,9 @@ function outcomeOf(verdict: Verdict | undefined): Outcome {
 	return { type: 'answered' };
 }
 
-/**
- * Sends one request of one item and returns the body of the endpoint's success answer. The only
- * place that talks HTTP: base URL and auth from the credential (n8n's httpRequestWithAuthentication),
- * the scheduler's ticket for each attempt, and the retry rule of retryPolicy.ts. A rate refusal
- * goes again at its place once the account reopens (within Max Wait). Redirects are never
- * followed. Any failure is a NodeApiError built from the answer with the credential's secrets
- * scrubbed out, passed through run.failed.
- */
-export async function serviceRequest<T = unknown>(this: RequestContext, itemIndex: number, request: ServiceRequest, run?: Run): Promise<T> {
-	const result = await send(run ?? editorRun(this as ILoadOptionsFunctions), itemIndex, request);
+/** An editor call's request (the template picker, the variable fields): the success answer's body, or its failure thrown. */
+export async function editorRequest<T = unknown>(this: ILoadOptionsFunctions, request: ServiceRequest): Promise<T> {
+	const result = await send(editorRun(this), 0, request);
 	if (!result.ok) throw result.error;
 	return result.body as T;
 }
@@ -233,7 +225,7 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 	const { context, policy } = run;
 	const target = await targetOf(run, request.api, itemIndex);
 	const { credentials, baseUrl, secrets, lane } = target;
-	const url = `${baseUrlOf(context, request.api, baseUrl, itemIndex)}${request.path}`;
+	const url = `${baseUrlOf(run, request.api, baseUrl, itemIndex)}${request.path}`;
 	const attempt: Attempt = {
 		context,
 		request,
@@ -328,8 +320,8 @@ function notSentAgain(run: Run, attempt: Attempt, cause: NodeApiError): JobResul
  * for. A send only, and only while "Retry Sends After Server Errors" is off: with it on, the user
  * chose to send such a message again.
  */
-function fateUnknown(run: Run, attempt: Attempt, verdict: Verdict): boolean {
-	if (attempt.idempotent || run.policy.retrySendsOnServerError) return false;
+function fateUnknown(attempt: Attempt, verdict: Verdict): boolean {
+	if (!heldBackWhenInDoubt(attempt)) return false;
 	if (verdict.type === 'retryable') return verdict.outcome.type === 'mayHaveReached';
 	return verdict.type === 'failed' && verdict.fateUnknown === true;
 }
@@ -343,12 +335,12 @@ type Next = { type: 'done'; body: unknown } | { type: 'fail'; error: Error; fate
  */
 function nextStep(run: Run, attempt: Attempt, verdict: Verdict, failure: number): Next {
 	if (verdict.type === 'done') return { type: 'done', body: verdict.body };
-	if (verdict.type === 'failed') return { type: 'fail', error: run.failed(verdict.error, verdict.haltsRun), fateUnknown: fateUnknown(run, attempt, verdict) };
+	if (verdict.type === 'failed') return { type: 'fail', error: run.failed(verdict.error, verdict.haltsRun), fateUnknown: fateUnknown(attempt, verdict) };
 	const { outcome } = verdict;
 	// Refused for rate: the account pauses, and this request goes again at its place.
 	if (outcome.type === 'rateLimited') return { type: 'again' };
 	const decision = decideRetry(outcome, failure, attempt.idempotent, run.policy);
-	if (!decision.retry) return { type: 'fail', error: run.failed(verdict.error()), fateUnknown: fateUnknown(run, attempt, verdict) };
+	if (!decision.retry) return { type: 'fail', error: run.failed(verdict.error()), fateUnknown: fateUnknown(attempt, verdict) };
 	return { type: 'backoff', waitMs: decision.waitMs };
 }
 
@@ -365,13 +357,16 @@ function waitEnded(run: Run, target: Target, attempt: Attempt, reason: unknown):
 }
 
 /** One item to send: its request, and the recipient whose messages must not overlap (sends only). */
-export interface Job {
+interface Job {
 	request: ServiceRequest;
 	recipient?: string;
 }
 
-/** `fateUnknown`: the request went out and may have been carried out, though it failed; sending it again could duplicate it. */
-export type JobResult = { ok: true; body: unknown } | { ok: false; error: Error; fateUnknown: boolean };
+/**
+ * `fateUnknown`: the request went out and may have been carried out, though it failed, and was not
+ * sent again for that reason (heldBackWhenInDoubt): n8n's Retry On Fail must not send it either.
+ */
+type JobResult = { ok: true; body: unknown } | { ok: false; error: Error; fateUnknown: boolean };
 
 /**
  * Sends every job of a run, as many at once as the scheduler lets through, and reports each
@@ -380,8 +375,8 @@ export type JobResult = { ok: true; body: unknown } | { ok: false; error: Error;
  */
 export async function sendAll(run: Run, jobs: Array<Job | undefined>, onResult: (index: number, result: JobResult) => void): Promise<void> {
 	const queue = new JobQueue(jobs, run.signal);
-	const lanes = Math.min(jobs.length, run.policy.maxConcurrent ?? AUTO_CONCURRENCY.max);
-	const lane = async () => {
+	const workers = Math.min(jobs.length, run.policy.maxConcurrent ?? AUTO_CONCURRENCY.max);
+	const worker = async () => {
 		for (;;) {
 			if (run.signal.aborted) return;
 			const index = queue.next();
@@ -400,7 +395,7 @@ export async function sendAll(run: Run, jobs: Array<Job | undefined>, onResult: 
 			}
 		}
 	};
-	await Promise.all(Array.from({ length: lanes }, lane));
+	await Promise.all(Array.from({ length: workers }, worker));
 }
 
 const WAIT = -1;
@@ -456,7 +451,7 @@ class JobQueue {
 			if (held) {
 				const next = held.shift()!;
 				if (held.length === 0) this.held.delete(recipient);
-				// Keep `released` in input order: a lane takes the earliest first.
+				// Keep `released` in input order: a worker takes the earliest first.
 				let at = this.released.length;
 				while (at > 0 && this.released[at - 1] > next) at--;
 				this.released.splice(at, 0, next);
@@ -471,7 +466,7 @@ class JobQueue {
 		for (const wake of waiting) wake();
 	}
 
-	/** Resolves when a job is done or the run stops (the lane then looks again). */
+	/** Resolves when a job is done or the run stops (the worker then looks again). */
 	async changed(): Promise<void> {
 		await new Promise<void>((resolve) => this.waiting.push(resolve));
 	}

@@ -9,7 +9,7 @@ export interface RequestPolicy extends UserLimits, RetryRules {
 	shareLimitsAcrossExecutions: boolean;
 }
 
-export const DEFAULT_POLICY: RequestPolicy = {
+const DEFAULT_POLICY: RequestPolicy = {
 	maxConcurrent: undefined,
 	maxPerSecond: 0,
 	maxPerMinute: 0,

@@ -15,34 +15,37 @@ import { sleep } from 'n8n-workflow';
  *    execution is not queued behind a bulk run); then first come first served. What holds the
  *    account holds every request alike; what is a run's own (its limits, its Max Wait, its
  *    number of requests at once) holds no other run's.
- * 3. Concurrency: the number the user set, counted over the run (or every run sharing limits);
- *    otherwise Auto, an AIMD limit over the account: one request, then a round of 32, each round
- *    answered in full (or for a second since its first answer) before the next starts, until
- *    one comes back without a rate refusal, then
- *    +1 per answer while the limit is in use and latency holds, x0.9 when latency rises well
- *    above its floor or a request fails; a rate refusal is not congestion (rule 5 paces it).
+ * 3. Concurrency: the number the user set, counted over the run, or with Share Limits over every
+ *    request of the account. Otherwise Auto, an AIMD limit over the account: one request first,
+ *    then rounds of 32, each starting once the last is answered or a second after its first
+ *    answer, until a whole round of 32 comes back with no rate refusal and nothing abandoned;
+ *    from then on +1 per answer while at least half the limit is in use and latency holds, x0.9
+ *    when latency rises well above its floor or a request fails. A rate refusal is not
+ *    congestion: rule 5 paces it.
  * 4. The user's per-second/per-minute limits: starts spaced evenly from the run's start and
  *    never more than the limit in any window (a request counts from its start until a window
  *    after its answer).
- * 5. A rate refusal pauses the account; its probes go at least 250 ms apart (a batch goes
- *    together, the last goes at Max Wait). With Retry-After, until then, when as many probes go as
- *    the service had accepted (one at a time once a probe after a named time was refused);
- *    without, one probe goes at a time, each when the next round window length (1 s, 5 s, a
- *    minute, ...) has passed since the oldest answer still counted toward the service's window
- *    (it admits the next one once that answer leaves its window). An accepted probe ends the
- *    pause (probes of its batch refused after it go again under the limit it taught, their
- *    Retry-After holding, and begin no new pause) and teaches the limit: what
- *    the service accepted before it refused (back to a quiet second, or two of the fastest round
- *    trips against a slow service), per the time from the oldest of those to the probe
- *    (the round length below it, when a whole-second Retry-After made the probe late). A pause
- *    in which a request started after the refused one was accepted teaches nothing: a full
- *    window refuses everything after it, so that refusal was a stray one. From then on the
- *    account never has more than that many in such a window, in every run (a request counted
- *    half the fastest round trip before its answer: the service counted it earlier, by at least
- *    the way back of the answer, and the next request still has its way there to go; together
- *    those take about a whole round trip); the count creeps up
- *    by 5% after ten quiet windows (a plan may be raised) and drops to what was accepted at the
- *    next refusal.
+ * 5. A rate refusal:
+ *    a. pauses the account. Its probes go at least 250 ms apart (a batch goes together), the
+ *       last at Max Wait.
+ *    b. With Retry-After, nothing starts until then; then as many probes go at once as the
+ *       service had accepted (one at a time once a probe after a named time was refused).
+ *    c. Without, one probe goes at a time, each when the next round window length (1 s, 5 s, a
+ *       minute, ...) has passed since the oldest answer still counted toward the service's
+ *       window (it admits the next one once that answer leaves its window).
+ *    d. An accepted probe ends the pause (probes of its batch refused after it go again under
+ *       the limit it taught, their Retry-After holding, and begin no new pause) and teaches the
+ *       limit: what the service accepted before it refused (back to a quiet second, or two of
+ *       the fastest round trips against a slow service), per the time from the oldest of those
+ *       to the probe (the round length below it, when a whole-second Retry-After made the probe
+ *       late). A pause in which a request started after the refused one was accepted teaches
+ *       nothing: a full window refuses everything after it, so that refusal was a stray one.
+ *    e. From then on the account never has more than that many in such a window, in every run
+ *       (a request counted half the fastest round trip before its answer: the service counted it
+ *       earlier, by at least the way back of the answer, and the next request still has its way
+ *       there to go; together those take about a whole round trip). The count creeps up by 5%
+ *       after ten quiet windows (a plan may be raised) and drops to what was accepted at the
+ *       next refusal.
  * 6. A pause longer than a run's Max Wait fails that run's waiting requests with
  *    LimitNotReopenedError (a last probe goes at Max Wait; a probe already under way then, another
  *    run's or one that hangs, is waited for a second more, or two of the fastest round trips when
@@ -83,9 +86,7 @@ export type Outcome =
 	 * Under way when its run stopped or was cancelled, and given up: it went out (it counts in the
 	 * windows), but its fate says nothing of the service (no latency, no refusal, no failure).
 	 */
-	| { type: 'abandoned' }
-	/** The ticket was not used for a request. */
-	| { type: 'unused' };
+	| { type: 'abandoned' };
 
 export interface Ticket {
 	/** The request's place in line, from its first try: a try again passes it back to keep it. */
@@ -160,7 +161,7 @@ const WOKEN = new Error('woken');
  */
 export const monotonicNow = (): number => Math.floor(performance.timeOrigin + performance.now());
 
-export const realClock: Clock = { now: monotonicNow, sleep: interruptibleSleep };
+const realClock: Clock = { now: monotonicNow, sleep: interruptibleSleep };
 
 /** Answer times in order, oldest first, with a count of those after a time in O(log n). */
 class TimeLog {
@@ -230,11 +231,11 @@ const CATCH_UP_MS = 1_000;
 const KEPT_MS = 3_600_000;
 
 /**
- * Auto concurrency: one request first (a refused key or an empty balance costs one call); once
- * an answer came back, a round of 32 (Netflix's concurrency-limits start at 20), then growing
- * per answer up to 200 (Netflix's cap). Against a slow service rising latency shrinks it long
- * before that; against a fast one n8n's own CPU is the bottleneck, and at 64 the node sat idle
- * between answers.
+ * Auto's sizes (rule 3). One request first: a refused key, an empty balance or an unreadable
+ * answer costs one call and puts at most one message in doubt. Then 32 (Netflix's
+ * concurrency-limits start at 20), up to 200 (Netflix's cap): against a slow service rising
+ * latency shrinks it long before that; against a fast one n8n's own CPU is the bottleneck, and
+ * at 64 the node sat idle between answers.
  */
 export const AUTO_CONCURRENCY = { initial: 1, opened: 32, max: 200 } as const;
 
@@ -328,11 +329,10 @@ export class Account {
 	private readonly accepted = new TimeLog();
 	autoConcurrency: number = AUTO_CONCURRENCY.initial;
 	/**
-	 * Auto opens in rounds: until a whole round of `opened` requests came back without a rate
-	 * refusal, the next round starts only once the last one is answered, or a second after its
-	 * first answer (a request that hangs must not hold every other for its Timeout). Answers
-	 * arrive in the order the service took them, the accepted ones first: sending on at each of
-	 * those would put a second burst on the wire before the refusals behind them are read.
+	 * Auto opens in rounds (rule 3): answers arrive in the order the service took them, the
+	 * accepted ones first, so sending on at each of those would put a second burst on the wire
+	 * before the refusals behind them are read. A round waits a second past its first answer at
+	 * most: a request that hangs must not hold every other for its Timeout.
 	 */
 	private opening = true;
 	private round: Round = newRound(0);
@@ -608,10 +608,8 @@ export class Account {
 				this.touch();
 				lane.own.inFlight--;
 				this.counts.inFlight--;
-				if (outcome.type !== 'unused') {
-					lane.own.answers.add(end);
-					this.counts.answers.add(end);
-				}
+				lane.own.answers.add(end);
+				this.counts.answers.add(end);
 				this.learn(outcome, now, seq, end, probeOf);
 				if (round === this.round.id) this.roundAnswered(outcome, end);
 				this.poke();

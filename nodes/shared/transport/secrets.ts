@@ -1,14 +1,14 @@
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
 /** The credential fields that hold a secret. */
-export const SECRET_FIELDS = ['accessToken', 'apiKey'];
+const SECRET_FIELDS = ['accessToken', 'apiKey'];
 
 /**
  * Secrets this long are scrubbed wherever they stand, in any form. A shorter one (a test key,
  * "secret") is scrubbed only where it stands as a word of its own, as it was written: anywhere,
  * or in any letter case, it would blank out parts of ordinary words ("bad" in "Bad request").
  */
-export const MIN_SECRET_LENGTH = 8;
+const MIN_SECRET_LENGTH = 8;
 
 /** A credential's secrets, ready to be scrubbed from what a service says. */
 export interface Secrets {
@@ -22,7 +22,7 @@ export interface Secrets {
 	readonly short?: readonly string[];
 }
 
-export const NO_SECRETS: Secrets = {};
+const NO_SECRETS: Secrets = {};
 
 export function secretsOf(credentials: ICredentialDataDecryptedObject): Secrets {
 	return secretValues(SECRET_FIELDS.map((field) => credentials[field]));

@@ -14,7 +14,7 @@ export const option = {
 	description: 'Send a text message, optionally with one file attached by URL',
 };
 
-/** The API group it calls: it decides the credential the editor shows (see credentialsOf). */
+/** The API group it calls: it decides the credential the editor shows (see shownForApisOf). */
 export const api: ServiceApi = 'send';
 
 const properties: INodeProperties[] = [

@@ -15,7 +15,7 @@ export const option = {
 	description: 'Send a text message through the v1 messages API, authorized with an X-API-Key',
 };
 
-/** The API group it calls: it decides the credential the editor shows (see credentialsOf). */
+/** The API group it calls: it decides the credential the editor shows (see shownForApisOf). */
 export const api: ServiceApi = 'alternative';
 
 const properties: INodeProperties[] = [

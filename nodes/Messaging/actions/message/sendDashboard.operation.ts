@@ -15,7 +15,7 @@ export const option = {
 	description: 'Send a text message through the dashboard send API (v2), authorized with an API key',
 };
 
-/** The API group it calls: it decides the credential the editor shows (see credentialsOf). */
+/** The API group it calls: it decides the credential the editor shows (see shownForApisOf). */
 export const api: ServiceApi = 'dashboard';
 
 const properties: INodeProperties[] = [

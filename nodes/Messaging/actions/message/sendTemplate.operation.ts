@@ -17,7 +17,7 @@ export const option = {
 	description: 'Send a message built from one of your approved templates and its variables',
 };
 
-/** The API group it calls: it decides the credential the editor shows (see credentialsOf). */
+/** The API group it calls: it decides the credential the editor shows (see shownForApisOf). */
 export const api: ServiceApi = 'templateSend';
 
 const properties: INodeProperties[] = [
@@ -152,7 +152,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number, run: Run): I
 	const mapped = mappedValues(input, this.getNodeParameter('variables', itemIndex, {}));
 	return {
 		checkAgainstService: async () => {
-			const record = findTemplate(await accountTemplates.call(this, run, itemIndex), templateId);
+			const record = findTemplate(await accountTemplates(run, itemIndex), templateId);
 			const provided = mapped ?? autoMappedValues(input, this.getInputData()[itemIndex]?.json ?? {}, autoMapNames(record));
 			const variables = variablesToSend(input, record, provided);
 			// The account's own spelling of the ID when it lists it: the service may compare it as text.

@@ -14,7 +14,7 @@ export const option = {
 	description: "List your account's templates",
 };
 
-/** The API group it calls: it decides the credential the editor shows (see credentialsOf). */
+/** The API group it calls: it decides the credential the editor shows (see shownForApisOf). */
 export const api = LIST_TEMPLATES.api;
 
 const properties: INodeProperties[] = [

@@ -9,7 +9,7 @@ import type { ServiceApi } from '../../../shared/transport';
 
 export const option = { name: 'Create', value: 'create', action: 'Create a plant', description: 'Add a plant to the sandbox store' };
 
-/** The API group it calls: it decides the credential the editor shows (see credentialsOf). */
+/** The API group it calls: it decides the credential the editor shows (see shownForApisOf). */
 export const api: ServiceApi = 'sandbox';
 
 const properties: INodeProperties[] = [

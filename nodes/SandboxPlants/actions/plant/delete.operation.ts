@@ -8,7 +8,7 @@ import type { ServiceApi } from '../../../shared/transport';
 
 export const option = { name: 'Delete', value: 'delete', action: 'Delete a plant', description: 'Remove a plant by its ID' };
 
-/** The API group it calls: it decides the credential the editor shows (see credentialsOf). */
+/** The API group it calls: it decides the credential the editor shows (see shownForApisOf). */
 export const api: ServiceApi = 'sandbox';
 
 const properties: INodeProperties[] = [

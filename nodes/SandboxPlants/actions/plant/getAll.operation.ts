@@ -9,7 +9,7 @@ import type { ServiceApi } from '../../../shared/transport';
 
 export const option = { name: 'Get Many', value: 'getAll', action: 'Get many plants', description: 'List plants of the sandbox store' };
 
-/** The API group it calls: it decides the credential the editor shows (see credentialsOf). */
+/** The API group it calls: it decides the credential the editor shows (see shownForApisOf). */
 export const api: ServiceApi = 'sandbox';
 
 const properties: INodeProperties[] = [
