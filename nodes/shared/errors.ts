@@ -139,6 +139,11 @@ const STATUS_SPEAKS: ReadonlySet<ServiceApi> = new Set(['alternative', 'sandbox'
  * sandbox `status` of "failed" or "error" is one too.
  */
 export function readFailureOfSuccess(api: ServiceApi, body: unknown): ServiceFailure | undefined {
+	// The sandbox's error body wrapped in a list (`[{"error": 404, "message": "Plant not found"}]`): a list of nothing but errors.
+	if (api === 'sandbox' && Array.isArray(body) && body.length > 0) {
+		const failures = body.map((element) => readFailureOfSuccess(api, element));
+		return failures.every((failure) => failure !== undefined) ? failures[0] : undefined;
+	}
 	if (!isObject(body)) return undefined;
 	const message = text(body.message);
 	const details = text(body.details);
@@ -162,8 +167,31 @@ export function readFailureOfSuccess(api: ServiceApi, body: unknown): ServiceFai
 	if (STATUS_SPEAKS.has(api) && typeof body.status === 'string' && FAILED_STATUSES.has(body.status.trim().toLowerCase())) {
 		return { reason: message ?? details ?? text(body.reason) ?? `The service answered status "${body.status.trim()}"` };
 	}
+	// The spec's failure form further on in a text that does not say the message went ("Error:
+	// Message sending failed | Reason: ...", "Message not sent | Reason: ..."): its reason is the
+	// failure. A success text that mentions a reason or an earlier failure stays a success.
+	if (message !== undefined && FAILURE_MENTIONED.test(message) && !readsAsSent(message)) return { reason: text(REASON_OF.exec(message)?.[1]) ?? message };
 	return undefined;
 }
+
+const FAILURE_MENTIONED = /message sending failed|\|\s*reason\s*:/i;
+const REASON_OF = /\breason\s*:\s*(.*)$/is;
+
+/** Words with which a direct send's result text says the message went ("Message sent successfully"), unless it denies them ("not sent"). */
+const SAYS_SENT = /\b(?:sent|delivered|queued|success(?:ful(?:ly)?)?)\b/i;
+const DENIES_SENT = /\b(?:not|never)\s+(?:been\s+|be\s+)?(?:sent|delivered|queued|successful(?:ly)?)\b|n't\s+(?:been\s+)?(?:sent|delivered|queued)\b|\bunsuccessful/i;
+const readsAsSent = (message: string) => SAYS_SENT.test(message) && !DENIES_SENT.test(message);
+
+/**
+ * Whether a 2xx answer says the request was carried out: `success: true`, or for the direct send
+ * (whose success and failure are both `{message}`, spec 2.2) a result text that says the message
+ * went. Beside a failure, such an answer says both (see attempt.ts).
+ */
+export const saysDone = (api: ServiceApi, body: unknown): boolean => {
+	if (api !== 'send') return saysTrue(body);
+	const message = isObject(body) ? text(body.message) : undefined;
+	return message !== undefined && !SERVICE_FAILURE_TEXT.test(message) && readsAsSent(message);
+};
 
 /** The conditions spec part 7 lists, with what a user can do about each. */
 type FailureKind =

@@ -79,6 +79,19 @@ describe('a key echoed in a form only parsing reveals, or in a header', () => {
 		expect(everything(run).toLowerCase()).not.toContain(TOKEN.toLowerCase());
 	});
 
+	it.each([
+		['Go html/template ("+" as &#43;)', SLASH_KEY, SLASH_KEY.replace('+', '&#43;')],
+		['decimal entities', SLASH_KEY, 'Key&#43;With&#47;Special&#61;Chars99'],
+		['hex entities', SLASH_KEY, 'Key&#x2b;With&#x2f;Special&#x3d;Chars99'],
+		['hex bytes', TOKEN, Buffer.from(TOKEN).toString('hex')],
+		['hex bytes, capitals', TOKEN, Buffer.from(TOKEN).toString('hex').toUpperCase()],
+	])('400 page echoing the key as %s: not in the error', async (_form, key, echoed) => {
+		const { url } = await serve((_req, res) => json(res, 400, { message: `Message sending failed | Reason: bad key ${echoed}` }));
+		const run = await runSend(url, { key, continueOnFail: true });
+		expect(String(run.items[0].json.error)).toMatch(/bad key \[redacted\]/);
+		expect(everything(run)).not.toContain(echoed);
+	});
+
 	it('credential test: 401 with the token \\u-escaped', async () => {
 		const { callCredentialTest } = await import('../harness');
 		const { url } = await serve((_req, res) => json(res, 401, `{"message":"Message sending failed | Reason: bad key ${U_ESCAPED}"}`));

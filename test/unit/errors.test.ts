@@ -2,7 +2,7 @@ import { NodeApiError } from 'n8n-workflow';
 import type { INode } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
-import { classifyFailure, FAILURE_KINDS, readFailure, readFailureOfSuccess, serviceError } from '../../nodes/shared/errors';
+import { classifyFailure, FAILURE_KINDS, readFailure, readFailureOfSuccess, saysDone, serviceError } from '../../nodes/shared/errors';
 import type { ServiceApi } from '../../nodes/shared/transport/apis';
 
 const node: INode = {
@@ -87,6 +87,9 @@ describe('readFailureOfSuccess: a 2xx body that says it failed, for every API', 
 		['the failure text without a reason', { message: 'Message sending failed' }, { reason: 'Message sending failed' }],
 		['the failure text without "Reason:"', { message: 'Message sending failed: Insufficient credits' }, { reason: 'Insufficient credits' }],
 		['the failure text in other words', { message: 'Message sending failed because of insufficient credits' }, { reason: 'Message sending failed because of insufficient credits' }],
+		['the failure text after a prefix', { message: 'Error: Message sending failed | Reason: Insufficient credits' }, { reason: 'Insufficient credits' }],
+		['"not sent" with a reason', { message: 'Message not sent | Reason: Insufficient credits' }, { reason: 'Insufficient credits' }],
+		["\"wasn't sent\" with a reason", { message: "Message wasn't sent | Reason: Insufficient credits" }, { reason: 'Insufficient credits' }],
 	];
 
 	for (const api of EVERY_API) {
@@ -131,6 +134,25 @@ describe('readFailureOfSuccess: a 2xx body that says it failed, for every API', 
 
 	it('direct send: a stray status is not read (its answer is documented as {message})', () => {
 		expect(readFailureOfSuccess('send', { message: 'Message sent successfully', status: 'error' })).toBeUndefined();
+	});
+});
+
+describe('saysDone: whether a 2xx answer says the request was carried out', () => {
+	it.each([
+		['send', { message: 'Message sent successfully' }, true],
+		['send', { message: 'Sent on retry; first message sending failed' }, true],
+		['send', { message: 'Message queued' }, true],
+		['send', { message: 'Message not sent' }, false],
+		['send', { message: 'Message was unsuccessful' }, false],
+		['send', { message: 'Message sending failed | Reason: sent too often' }, false],
+		['send', { message: 'Insufficient credits' }, false],
+		['send', { message: 'Accepted' }, false],
+		['send', { success: true }, false],
+		['dashboard', { success: true, message: 'Queued' }, true],
+		['dashboard', { success: 'true' }, true],
+		['dashboard', { message: 'Message sent' }, false],
+	] as Array<[ServiceApi, unknown, boolean]>)('%s %j: %s', (api, body, done) => {
+		expect(saysDone(api, body)).toBe(done);
 	});
 });
 

@@ -1,7 +1,7 @@
 import { NodeApiError } from 'n8n-workflow';
 import type { ICredentialDataDecryptedObject, IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
 
-import { FAILURE_KINDS, classifyFailure, oneLine, readFailure, readFailureOfSuccess, saysTrue, serviceError } from '../errors';
+import { FAILURE_KINDS, classifyFailure, oneLine, readFailure, readFailureOfSuccess, saysDone, saysTrue, serviceError } from '../errors';
 import type { ServiceFailure } from '../errors';
 import { discard, LIST_ANSWER_MAX_BYTES, parseScrubbed, readBody, SEND_ANSWER_MAX_BYTES, UnreadableBody, untilAborted } from './answer';
 import type { Deadlines } from './answer';
@@ -48,11 +48,11 @@ export async function attemptOnce(
 		response = answered.value;
 		status = response.statusCode;
 		const read = await readBody(response.body, maxBytes, ends);
-		if (read.type === 'tooLarge') return { type: 'failed', error: tooLargeError(attempt, response.statusCode, read.maxBytes), haltsRun: false, fateUnknown: true };
 		if (read.type === 'ended') throw read.reason;
 		if (read.type === 'broken') throw read.error;
 		// Scrubbed before anything reads it: keys and values alike, however deep.
-		response = { ...response, body: parseScrubbed(read.text, attempt.secrets) as IN8nHttpFullResponse['body'] };
+		const body = read.type === 'tooLarge' ? new UnreadableBody(`larger than ${sizeOf(read.maxBytes)}; not read`) : parseScrubbed(read.text, attempt.secrets);
+		response = { ...response, body: body as IN8nHttpFullResponse['body'] };
 	} catch (error) {
 		response = undefined;
 		thrown = error;
@@ -118,21 +118,26 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 	// "HTTP/1.1 000" or "099" is no HTTP answer at all, whatever its body says (not a success).
 	if (!(status >= 200)) return { type: 'failed', error: undecodableAnswerError(attempt, status, { why: 'a status no HTTP answer has', code: 'HTTP_STATUS' }), haltsRun: false, fateUnknown: true };
 	if (status >= 300 && status < 400) return { type: 'failed', error: redirectError(attempt, status, response.headers?.location), haltsRun: false, fateUnknown: status === 303 };
-	if (response.body instanceof UnreadableBody) {
+	// A 2xx the node cannot read (too large, too deep) may be the service's success; a refusal's
+	// status speaks for itself, read as a page's would be below (a 429 waits, a 401 stops the run).
+	if (response.body instanceof UnreadableBody && status < 400) {
 		return { type: 'failed', error: unexpectedAnswerError(attempt, status, response.body, response.headers?.['content-type']), haltsRun: false, fateUnknown: status < 300 };
 	}
 	const body: unknown = response.body;
 
-	const isServiceBody = typeof body === 'object' && body !== null;
+	const isServiceBody = typeof body === 'object' && body !== null && !(body instanceof UnreadableBody);
 	const failure = status >= 400 ? readFailure(body, true) : readFailureOfSuccess(request.api, body);
 	if (status < 300 && !failure) {
 		if (request.isSuccess(body)) return { type: 'done', body };
 		return { type: 'failed', error: unexpectedAnswerError(attempt, status, body, response.headers?.['content-type']), haltsRun: false, fateUnknown: true };
 	}
-	// A 2xx of the endpoint's success shape that says `success: true` and has an error beside it
-	// says both: the message may have gone, so it is not sent again, whatever the error says.
-	if (status < 300 && failure && saysTrue(body) && request.isSuccess(body)) {
-		const error = serviceError(context.getNode(), { status, failure, itemIndex, body, kind: 'other', ...mayHaveBeenDelivered(attempt) });
+	// An answer that says both: the endpoint's success with a failure beside it (a 2xx), or a
+	// refusal's status around the endpoint's whole success saying `success: true` (a 4xx). The
+	// message may have gone, so it is not sent again, whatever the failure says.
+	const saysBoth = request.isSuccess(body) && (status < 300 ? saysDone(request.api, body) : status < 500 && saysTrue(body));
+	if (saysBoth) {
+		const said = failure ?? { reason: `${attempt.host} answered HTTP ${status} with a success body`, unexplained: true };
+		const error = serviceError(context.getNode(), { status, failure: said, itemIndex, body, kind: 'other', ...mayHaveBeenDelivered(attempt) });
 		return { type: 'failed', error, haltsRun: false, fateUnknown: true };
 	}
 	if (status >= 400 && !isServiceBody) {
@@ -325,17 +330,8 @@ export function haltedError(attempt: Attempt, cause: NodeApiError): NodeApiError
 	});
 }
 
-/** An answer larger than the node reads for this request: not read on, the connection closed. */
-function tooLargeError(attempt: Attempt, status: number, maxBytes: number): NodeApiError {
-	const size = maxBytes >= 1024 * 1024 ? `${Math.round(maxBytes / 1024 / 1024)} MB` : `${Math.round(maxBytes / 1024)} KB`;
-	const message = `Unexpected answer from ${attempt.host} (HTTP ${status}, larger than ${size}; not read)${mayHaveBeenDelivered(attempt).messageSuffix ?? ''}`;
-	return new NodeApiError(attempt.context.getNode(), { message }, {
-		message,
-		description: "The service's answers to this request are small. Check the credential's base URL: a wrong address often reaches a file download, a proxy or another API.",
-		httpCode: String(status),
-		itemIndex: attempt.itemIndex,
-	});
-}
+/** "64 KB", "32 MB". */
+const sizeOf = (bytes: number) => (bytes >= 1024 * 1024 ? `${Math.round(bytes / 1024 / 1024)} MB` : `${Math.round(bytes / 1024)} KB`);
 
 /** The attempt was abandoned: the execution was canceled, or its run stopped and the answer did not come in time. */
 function abandonedError(attempt: Attempt, reason: unknown): NodeApiError {

@@ -47,6 +47,22 @@ function base64Forms(secret: string): string[] {
 	return forms;
 }
 
+/**
+ * The secret as an HTML page writes it: its markup characters as entities (`&amp;`, `&#39;`, ...),
+ * plus `+` as `&#43;` as Go's html/template writes it, or every character that is not a letter or
+ * a digit as a decimal or hex entity. A proxy's error page that echoes the key does one of these.
+ */
+function htmlForms(secret: string): string[] {
+	const named: Record<string, string[]> = { '&': ['&amp;'], '<': ['&lt;'], '>': ['&gt;'], '"': ['&quot;', '&#34;'], "'": ['&#39;', '&#039;', '&apos;'], '+': ['&#43;'] };
+	const forms = new Set<string>();
+	for (const pick of [0, 1, 2]) forms.add(Array.from(secret, (char) => named[char]?.[Math.min(pick, named[char].length - 1)] ?? char).join(''));
+	const entity = (hex: boolean) => Array.from(secret, (char) => (/[\p{L}\p{N}]/u.test(char) ? char : hex ? `&#x${char.codePointAt(0)!.toString(16)};` : `&#${char.codePointAt(0)};`)).join('');
+	forms.add(entity(false));
+	forms.add(entity(true));
+	forms.delete(secret);
+	return [...forms];
+}
+
 export function secretValues(values: unknown[]): Secrets {
 	const all = [...new Set(values.filter((value): value is string => typeof value === 'string' && value.trim() !== '').map((value) => value.trim()))];
 	const secrets = all.filter((secret) => secret.length >= MIN_SECRET_LENGTH);
@@ -57,6 +73,9 @@ export function secretValues(values: unknown[]): Secrets {
 		plain.add(secret);
 		plain.add(encodeURIComponent(secret));
 		plain.add(JSON.stringify(secret).slice(1, -1));
+		for (const form of htmlForms(secret)) plain.add(form);
+		// Hex of its bytes (a debugging proxy's dump); either letter case, as every form here.
+		plain.add(Array.from(new TextEncoder().encode(secret), (byte) => byte.toString(16).padStart(2, '0')).join(''));
 	}
 	const byLength = (a: string, b: string) => b.length - a.length;
 	const either = (forms: Iterable<string>) => [...forms].sort(byLength).map(escapeRegExp).join('|');

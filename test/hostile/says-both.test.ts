@@ -1,0 +1,150 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- not shipped: test code, run by Node outside n8n; a test token (README: Lint) */
+/**
+ * Answers that say both that the message went and that it did not, and refusals whose page is too
+ * large to read: the message must be neither reported as sent nor sent again when it may have
+ * gone, and a refusal's status must still speak. Found by an outside review (raw answers on the
+ * wire); each failed before the fix.
+ */
+import type { IDataObject } from 'n8n-workflow';
+import { describe, expect, it } from 'vitest';
+
+import { runOn } from '../emulator/use';
+import { runNode } from '../harness';
+import { mapperValue } from '../nodes/setup';
+import { credentialsAt, useRawServers } from './servers';
+
+const TOKEN = 'Says-Both-Token-0123456789';
+const TEMPLATE_ID = '11111111-1111-4111-8111-111111111111';
+const MAY = /may have been delivered/i;
+const serve = useRawServers();
+
+const OPERATIONS = {
+	send: { resource: 'message', operation: 'send', phone: '+14155550100', text: 'hello' },
+	sendTemplate: { resource: 'message', operation: 'sendTemplate', phoneNumber: '+14155550100', template: { __rl: true, mode: 'id', value: TEMPLATE_ID }, variables: mapperValue({ body1: 'x' }) },
+	sendDashboard: { resource: 'message', operation: 'sendDashboard', to: '+14155550100', text: 'hello' },
+} satisfies Record<string, IDataObject>;
+type Operation = keyof typeof OPERATIONS;
+
+function answer(status: string, body: unknown, headers: Record<string, string> = {}): string {
+	const text = typeof body === 'string' ? body : JSON.stringify(body);
+	const head = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers };
+	return `HTTP/1.1 ${status}\r\n${Object.entries(head).map(([name, value]) => `${name}: ${value}`).join('\r\n')}\r\n\r\n${text}`;
+}
+
+/** Every POST gets `reply`; Send Template's best-effort list read gets nothing it can use. */
+const answering = async (reply: (post: number) => string) => {
+	let posts = 0;
+	return await serve((request) => (request.method === 'POST' ? reply(posts++) : answer('404 Not Found', { error: { code: '404', message: 'Not found' } })));
+};
+const postsTo = (seen: Array<{ method: string }>) => seen.filter((request) => request.method === 'POST').length;
+
+async function runOnce(url: string, operation: Operation, { items = 1, options = {} as IDataObject } = {}) {
+	return await runOn(
+		{ credentials: credentialsAt(url, TOKEN) },
+		{ parameters: { ...OPERATIONS[operation], options }, items: Array.from({ length: items }, () => ({})), continueOnFail: true },
+	);
+}
+
+/** n8n's Retry On Fail, three tries: a message that may have gone must not be sent again by it either. */
+async function withRetryOnFail(url: string, operation: Operation) {
+	return await runNode({
+		node: { type: 'messaging', parameters: { ...OPERATIONS[operation], options: { maxWaitSeconds: 2 } }, retryOnFail: true, maxTries: 3, waitBetweenTries: 0 },
+		items: [{}],
+		credentials: credentialsAt(url, TOKEN),
+	});
+}
+
+const TEMPLATE_SENT = { success: true, messaging_response_info: { contacts: [{ input: '+14155550100', wa_id: '14155550100' }], messages: [{ id: 'wamid.1', message_status: 'accepted' }], messaging_product: 'whatsapp' } };
+const DASHBOARD_SENT = { success: true, message: 'Message sent', details: { messages: [{ id: 'm1', message_status: 'sent' }] } };
+
+describe('a refusal status around the endpoint\'s whole success answer says both: may have been delivered, never sent again', () => {
+	it.each([
+		['sendTemplate', '400 Bad Request', TEMPLATE_SENT],
+		['sendTemplate', '422 Unprocessable Entity', TEMPLATE_SENT],
+		['sendDashboard', '400 Bad Request', DASHBOARD_SENT],
+		['sendDashboard', '429 Too Many Requests', DASHBOARD_SENT],
+	] as Array<[Operation, string, object]>)('%s answered %s with its success body', async (operation, status, body) => {
+		const { url, seen } = await answering(() => answer(status, body, { 'retry-after': '1' }));
+		const run = await runOnce(url, operation);
+		expect(String(run.items[0].json.error)).toMatch(MAY);
+		expect(postsTo(seen)).toBe(1);
+		await withRetryOnFail(url, operation);
+		expect(postsTo(seen)).toBe(2);
+	});
+});
+
+describe('a direct send whose result text says it went, with a failure beside it or named further on, says both', () => {
+	it.each([
+		[{ message: 'Message sent successfully', error: 'Insufficient credits' }],
+		[{ message: 'Message sent successfully', error: 1 }],
+		[{ message: 'Message queued', success: false }],
+	])('200 %j: may have been delivered, not reported sent, never sent again', async (body) => {
+		const { url, seen } = await answering(() => answer('200 OK', body));
+		const run = await runOnce(url, 'send');
+		expect(run.items[0].json.success).toBeUndefined();
+		expect(String(run.items[0].json.error)).toMatch(MAY);
+		await withRetryOnFail(url, 'send');
+		expect(postsTo(seen)).toBe(2);
+	});
+
+	it.each([
+		[{ message: 'Error: Message sending failed | Reason: Insufficient credits' }],
+		[{ message: 'Message not sent | Reason: Insufficient credits' }],
+	])('200 %j names the failure further on: it failed, for that reason, and the run stops at it', async (body) => {
+		const { url, seen } = await answering(() => answer('200 OK', body));
+		const run = await runOnce(url, 'send', { items: 2, options: { maxConcurrent: 1 } });
+		expect(run.items.map((item) => item.json.success)).toEqual([undefined, undefined]);
+		expect(String(run.items[0].json.error)).toMatch(/Insufficient credits/);
+		expect(String(run.items[0].json.error)).not.toMatch(MAY);
+		// No credits: the second item is not sent either.
+		expect(postsTo(seen)).toBe(1);
+	});
+
+	it("the service's own failure form stays a plain failure, and a plain success a success", async () => {
+		const failed = await answering(() => answer('200 OK', { message: 'Message sending failed | Reason: Invalid phone number' }));
+		const refused = await runOnce(failed.url, 'send');
+		expect(String(refused.items[0].json.error)).toMatch(/Invalid phone number/);
+		expect(String(refused.items[0].json.error)).not.toMatch(MAY);
+		const sent = await answering(() => answer('200 OK', { message: 'Message sent successfully', error: 0 }));
+		expect((await runOnce(sent.url, 'send')).items[0].json.success).toBe(true);
+	});
+});
+
+describe('a refusal whose page is larger than a send\'s answer may be is judged by its status', () => {
+	const page = (status: string, headers: Record<string, string> = {}) =>
+		`HTTP/1.1 ${status}\r\ncontent-type: text/html\r\ncontent-length: 70000\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${'x'.repeat(70_000)}`;
+
+	it('429 with a 70 KB page and Retry-After: 1 waits and sends again, once', async () => {
+		const { url, seen } = await answering((post) => (post === 0 ? page('429 Too Many Requests', { 'retry-after': '1' }) : answer('200 OK', { message: 'Message sent successfully' })));
+		const run = await runOnce(url, 'send', { options: { maxWaitSeconds: 5 } });
+		expect(run.items[0].json.success).toBe(true);
+		expect(postsTo(seen)).toBe(2);
+	});
+
+	it('401 with a 70 KB page stops the run at the first item: the key was refused, nothing is in doubt', async () => {
+		const { url, seen } = await answering(() => page('401 Unauthorized'));
+		const run = await runOnce(url, 'send', { items: 3, options: { maxConcurrent: 1 } });
+		expect(postsTo(seen)).toBe(1);
+		expect(String(run.items[0].json.error)).toMatch(/refused the credential/);
+		expect(String(run.items[0].json.error)).not.toMatch(MAY);
+	});
+
+	it('200 with a 70 KB body is still in doubt: it may be the success', async () => {
+		const { url } = await answering(() => `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 70000\r\n\r\n${' '.repeat(70_000)}`);
+		const run = await runOnce(url, 'send');
+		expect(String(run.items[0].json.error)).toMatch(/larger than 64 KB; not read/);
+		expect(String(run.items[0].json.error)).toMatch(MAY);
+	});
+});
+
+describe('a sandbox delete answered with its error body in a list', () => {
+	it('200 [{"error":404,"message":"Plant not found"}] is that error, not "deleted"', async () => {
+		const { url } = await serve(() => answer('200 OK', [{ error: 404, message: 'Plant not found' }]));
+		const run = await runOn(
+			{ credentials: credentialsAt(url, TOKEN) },
+			{ type: 'sandboxPlants', credentialType: 'messagingBearerApi', parameters: { resource: 'plant', operation: 'delete', plantId: 7, options: {} }, items: [{}], continueOnFail: true },
+		);
+		expect(run.items[0].json.deleted).toBeUndefined();
+		expect(String(run.items[0].json.error)).toMatch(/Plant not found/);
+	});
+});
