@@ -119,7 +119,14 @@ export async function router(this: IExecuteFunctions, resources: Record<string, 
 	);
 	// Items the run never started (it stopped, or was cancelled): not sent.
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) results[itemIndex] ??= { ok: false, error: new RunStoppedError() };
-	if (isCancellation(run.signal.reason)) throw withRunSummary(this, run.signal.reason as Error, results);
+	if (isCancellation(run.signal.reason)) {
+		const cancelled = withRunSummary(this, run.signal.reason as Error, results);
+		// A server saves a cancelled execution when the cancel comes, without waiting for this error
+		// (n8n-core's setupCancellation): its log is where the list of what went reaches the user.
+		const summary = (cancelled as Partial<NodeOperationError>).description;
+		if (summary) this.logger.warn(`${this.getNode().name}: the execution was cancelled. ${summary}`, { executionId: this.getExecutionId() });
+		throw cancelled;
+	}
 
 	// Nothing failed: no retry will come for what was delivered.
 	if (results.every((result) => result.ok)) delivered?.forget();

@@ -15,6 +15,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { describe, expect, it, vi } from 'vitest';
 
 import type { RequestRecord } from '../emulator';
+import { recordWarnings } from '../harness';
 import {
 	bulkItems,
 	directSendParameters,
@@ -95,15 +96,23 @@ describe('stopping is prompt', () => {
 		expect((run.error as { description?: string }).description).toMatch(/May have been delivered \(not sent again; check before resending\): item 0\. Not sent: items 1-2\./);
 	}, 30_000);
 
-	it('cancelled while items wait for their turn (paced): they are listed as not sent, the one under way as may have been delivered', async () => {
+	it('cancelled while items wait for their turn (paced): they are listed as not sent, the one under way as may have been delivered, in the error and in n8n\'s log', async () => {
 		emulator.setFaults({ latencyMs: 5_000 });
-		const cancel = new AbortController();
-		const running = execution({ items: bulkItems(3), options: { maxConcurrent: 4, maxPerSecond: 1 }, credentialId: 'cancel-waiting-turn', signal: cancel.signal });
-		for (let waited = 0; sendRequests(emulator).length < 1 && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
-		cancel.abort();
-		const run = await running;
-		expect(sendRequests(emulator)).toHaveLength(1);
-		expect((run.error as { description?: string }).description).toMatch(/May have been delivered \(not sent again; check before resending\): item 0\. Not sent: items 1-2\./);
+		// A server saves a cancelled execution when the cancel comes, before the node's error: its log is where the list reaches the user.
+		const warnings = await recordWarnings();
+		try {
+			const cancel = new AbortController();
+			const running = execution({ items: bulkItems(3), options: { maxConcurrent: 4, maxPerSecond: 1 }, credentialId: 'cancel-waiting-turn', signal: cancel.signal });
+			for (let waited = 0; sendRequests(emulator).length < 1 && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+			cancel.abort();
+			const run = await running;
+			expect(sendRequests(emulator)).toHaveLength(1);
+			const summary = /May have been delivered \(not sent again; check before resending\): item 0\. Not sent: items 1-2\./;
+			expect((run.error as { description?: string }).description).toMatch(summary);
+			expect(warnings.lines.filter((line) => summary.test(line))).toHaveLength(1);
+		} finally {
+			warnings.stop();
+		}
 	}, 30_000);
 
 	it('requests under way when a run is cancelled teach its credential nothing: Auto keeps its 32 for the next execution (as failures, each cut it by 0.9, to 1)', async () => {

@@ -7,6 +7,7 @@ export {
 	configureHarness,
 	activeExpressionEngine,
 	ensureRuntime,
+	recordWarnings,
 	withExpressionEngine,
 	n8nWorkflow,
 	n8nCore,

@@ -115,10 +115,25 @@ async function initRuntime(): Promise<void> {
  * default level ('info') never pays. The harness's silent means every level is a no-op.
  */
 function silenceLogger(): void {
-	const { Logger } = requireFromCore('@n8n/backend-common') as { Logger: Constructor<{ level: string }> };
-	const logger = Container.get(Logger);
+	const logger = n8nLogger();
 	if (logger.level !== 'silent') return;
-	for (const level of n8nWorkflow.LOG_LEVELS) if (level !== 'silent') Object.defineProperty(logger, level, { value: () => {} });
+	for (const level of n8nWorkflow.LOG_LEVELS) if (level !== 'silent') Object.defineProperty(logger, level, { value: () => {}, writable: true, configurable: true });
+}
+
+/** n8n's Logger, the one a node's `this.logger` is. */
+function n8nLogger(): { level: string; warn: (message: string, meta?: object) => void } {
+	const { Logger } = requireFromCore('@n8n/backend-common') as { Logger: Constructor<{ level: string; warn: (message: string, meta?: object) => void }> };
+	return Container.get(Logger);
+}
+
+/** Records every warning nodes give n8n's log (what a server's log would show) until `stop()`. */
+export async function recordWarnings(): Promise<{ lines: string[]; stop(): void }> {
+	await ensureRuntime();
+	const logger = n8nLogger();
+	const original = logger.warn;
+	const lines: string[] = [];
+	logger.warn = (message: string) => void lines.push(message);
+	return { lines, stop: () => void (logger.warn = original) };
 }
 
 /** Idempotent: prepares expression engine and DI singletons. Every harness entry point awaits it. */

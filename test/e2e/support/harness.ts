@@ -1,15 +1,20 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * What the e2e test files share: the server and emulator the global setup started, and
  * builders that turn "this node with these parameters" into a saved workflow that is run
  * through n8n's REST API the way the editor runs it.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { inject } from 'vitest';
 import type { E2eContext } from '../globalSetup';
 import { EmulatorClient } from './emulatorClient';
 import { N8nRest, type ExecutionResult, type SavedWorkflow, type WorkflowNode } from './rest';
 
 export const PKG = 'n8n-nodes-messaging';
+
+/** What n8n has written to its log so far (the global setup's n8n.log). */
+export const n8nLogText = (ctx: E2eContext): string => readFileSync(ctx.n8nLog, 'utf8');
 export const MESSAGING = `${PKG}.messaging`;
 export const MESSAGING_TOOL = `${PKG}.messagingTool`;
 export const SANDBOX_PLANTS = `${PKG}.sandboxPlants`;
