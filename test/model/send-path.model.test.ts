@@ -196,6 +196,9 @@ function context(service: FakeService, index: number, execution: Execution, cred
 		getNode: () => node,
 		getCredentials: async () => ({ accessToken: 'model-token-0123456789', sendBaseUrl: 'https://api.example.test/api:send' }),
 		getExecutionCancelSignal: () => cancel,
+		getExecutionId: () => `model-${index}`,
+		// What a cancelled run writes to n8n's log (its list of what went) is test/bulk/stop-and-share.test.ts's to check.
+		logger: { warn: () => undefined },
 		helpers: {
 			httpRequestWithAuthentication: async (_type: string, requestOptions: IHttpRequestOptions) => await service.request(index, items, requestOptions),
 			constructExecutionMetaData: (data: INodeExecutionData[], { itemData }: { itemData: unknown }) => data.map((entry) => ({ ...entry, pairedItem: itemData })),
