@@ -179,17 +179,31 @@ const REASON_OF = /\breason\s*:\s*(.*)$/is;
 
 /** Words with which a direct send's result text says the message went ("Message sent successfully"), unless it denies them ("not sent"). */
 const SAYS_SENT = /\b(?:sent|delivered|queued|success(?:ful(?:ly)?)?)\b/i;
-const DENIES_SENT = /\b(?:not|never)\s+(?:been\s+|be\s+)?(?:sent|delivered|queued|successful(?:ly)?)\b|n't\s+(?:been\s+)?(?:sent|delivered|queued)\b|\bunsuccessful/i;
-const readsAsSent = (message: string) => SAYS_SENT.test(message) && !DENIES_SENT.test(message);
+const WENT = '(?:sent|send|delivered|deliver|queued|successful(?:ly)?)\\b';
+const DENIES_SENT = new RegExp(
+	[
+		`\\b(?:not|never|cannot)\\s+(?:have\\s+)?(?:been\\s+|be\\s+)?${WENT}`,
+		`n't\\s+(?:have\\s+)?(?:been\\s+|be\\s+)?${WENT}`,
+		`\\b(?:fail(?:ed|s|ure)?|unable)\\s+to\\s+(?:be\\s+)?${WENT}`,
+		'\\bunsuccessful',
+	].join('|'),
+	'i',
+);
+
+/** Whether a result text says the message went: judged before any "Reason:", whose words are the reason's ("…| Reason: too many messages sent"). */
+const readsAsSent = (message: string) => {
+	const said = message.split(/\breason\s*:/i)[0];
+	return SAYS_SENT.test(said) && !DENIES_SENT.test(said);
+};
 
 /**
  * Whether a 2xx answer says the request was carried out: `success: true`, or for the direct send
- * (whose success and failure are both `{message}`, spec 2.2) a result text that says the message
- * went. Beside a failure, such an answer says both (see attempt.ts).
+ * (whose success and failure are both `{message}`, spec 2.2) also a result text that says the
+ * message went. Beside a failure, such an answer says both (see attempt.ts).
  */
 export const saysDone = (api: ServiceApi, body: unknown): boolean => {
-	if (api !== 'send') return saysTrue(body);
-	const message = isObject(body) ? text(body.message) : undefined;
+	if (saysTrue(body)) return true;
+	const message = api === 'send' && isObject(body) ? text(body.message) : undefined;
 	return message !== undefined && !SERVICE_FAILURE_TEXT.test(message) && readsAsSent(message);
 };
 

@@ -78,6 +78,10 @@ describe('a direct send whose result text says it went, with a failure beside it
 		[{ message: 'Message sent successfully', error: 'Insufficient credits' }],
 		[{ message: 'Message sent successfully', error: 1 }],
 		[{ message: 'Message queued', success: false }],
+		// `success: true` says it went on every API, whatever the text beside it.
+		[{ success: true, message: 'Message accepted', error: 'Insufficient credits' }],
+		[{ success: true, message: 'OK', error: { code: 'W1', message: 'Number normalised' } }],
+		[{ success: true, message: 'Message sending failed | Reason: Rate limit exceeded' }],
 	])('200 %j: may have been delivered, not reported sent, never sent again', async (body) => {
 		const { url, seen } = await answering(() => answer('200 OK', body));
 		const run = await runOnce(url, 'send');
@@ -90,7 +94,12 @@ describe('a direct send whose result text says it went, with a failure beside it
 	it.each([
 		[{ message: 'Error: Message sending failed | Reason: Insufficient credits' }],
 		[{ message: 'Message not sent | Reason: Insufficient credits' }],
-	])('200 %j names the failure further on: it failed, for that reason, and the run stops at it', async (body) => {
+		[{ message: 'Message cannot be sent | Reason: Insufficient credits' }],
+		[{ message: "Message couldn't be sent | Reason: Insufficient credits" }],
+		[{ message: 'Message failed to be sent | Reason: Insufficient credits' }],
+		// A reason's own words ("sent", "delivered") do not make the text a success.
+		[{ message: 'Error: Message sending failed | Reason: Insufficient credits for messages sent today' }],
+	])('200 %j names the failure: it failed, for that reason, and the run stops at it', async (body) => {
 		const { url, seen } = await answering(() => answer('200 OK', body));
 		const run = await runOnce(url, 'send', { items: 2, options: { maxConcurrent: 1 } });
 		expect(run.items.map((item) => item.json.success)).toEqual([undefined, undefined]);
@@ -98,6 +107,17 @@ describe('a direct send whose result text says it went, with a failure beside it
 		expect(String(run.items[0].json.error)).not.toMatch(MAY);
 		// No credits: the second item is not sent either.
 		expect(postsTo(seen)).toBe(1);
+	});
+
+	it.each([
+		[{ message: "Message couldn't be sent", error: 'Insufficient credits' }],
+		[{ message: 'Message cannot be sent', error: 'Insufficient credits' }],
+	])('200 %j denies it went: a plain failure with its code, not in doubt', async (body) => {
+		const { url } = await answering(() => answer('200 OK', body));
+		const run = await runOnce(url, 'send');
+		expect(run.items[0].json.success).toBeUndefined();
+		expect(String(run.items[0].json.error)).toMatch(/be sent \(code Insufficient credits\)/);
+		expect(String(run.items[0].json.error)).not.toMatch(MAY);
 	});
 
 	it("the service's own failure form stays a plain failure, and a plain success a success", async () => {
