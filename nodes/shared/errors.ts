@@ -167,44 +167,56 @@ export function readFailureOfSuccess(api: ServiceApi, body: unknown): ServiceFai
 	if (STATUS_SPEAKS.has(api) && typeof body.status === 'string' && FAILED_STATUSES.has(body.status.trim().toLowerCase())) {
 		return { reason: message ?? details ?? text(body.reason) ?? `The service answered status "${body.status.trim()}"` };
 	}
-	// The spec's failure form further on in a text that does not say the message went ("Error:
-	// Message sending failed | Reason: ...", "Message not sent | Reason: ..."): its reason is the
-	// failure. A success text that mentions a reason or an earlier failure stays a success.
-	if (message !== undefined && FAILURE_MENTIONED.test(message) && !readsAsSent(message)) return { reason: text(REASON_OF.exec(message)?.[1]) ?? message };
+	// The direct send's failure form further on ("Error: Message sending failed | ...", "Message not
+	// sent. Reason: ..."), in a text that does not plainly say the message went before its reason: the
+	// reason is the failure. Should the text also say the message went, the answer says both
+	// (saysDone): may have been delivered, not sent again.
+	if (api === 'send' && message !== undefined && FAILURE_MENTIONED.test(message) && !plainlySent(beforeReason(message))) return { reason: text(REASON_OF.exec(message)?.[1]) ?? message };
 	return undefined;
 }
 
-const FAILURE_MENTIONED = /message sending failed|\|\s*reason\s*:/i;
+const FAILURE_MENTIONED = /message sending failed|[|.:\-–]\s*reason\s*:/i;
 const REASON_OF = /\breason\s*:\s*(.*)$/is;
+const beforeReason = (message: string) => message.split(/\breason\s*:/i)[0];
 
-/** Words with which a direct send's result text says the message went ("Message sent successfully"), unless it denies them ("not sent"). */
-const SAYS_SENT = /\b(?:sent|delivered|queued|success(?:ful(?:ly)?)?)\b/i;
-const WENT = '(?:sent|send|delivered|deliver|queued|successful(?:ly)?)\\b';
-const DENIES_SENT = new RegExp(
-	[
-		`\\b(?:not|never|cannot)\\s+(?:have\\s+)?(?:been\\s+|be\\s+)?${WENT}`,
-		`n't\\s+(?:have\\s+)?(?:been\\s+|be\\s+)?${WENT}`,
-		`\\b(?:fail(?:ed|s|ure)?|unable)\\s+to\\s+(?:be\\s+)?${WENT}`,
-		'\\bunsuccessful',
-	].join('|'),
-	'i',
-);
+/**
+ * Reading a direct send's result text (spec 2.2: success and failure are both `{message}`; only
+ * "Message sending failed | Reason: ..." is given). Words can be weighed only so far, so each rule
+ * errs to the safe side: a text is a plain success only with a word that says the message went
+ * and no word against it; it denies only with a denial right before that word ("couldn't be
+ * sent"); anything between says both, and is not sent again.
+ */
+const SENT_WORD = /\b(?:sent|delivered|queued|success(?:ful(?:ly)?)?)\b/gi;
+const AGAINST = /\b(?:no|not|never|neither|nor|cannot|unable|fail\w*|false|error|unsuccessful)\b|n't\b/i;
+const DENIAL_BEFORE = /(?:\b(?:not|never|cannot)\s+|n't\s+|\b(?:fail(?:ed|s)?|unable)\s+to\s+)(?:(?:yet|have|has|had|be|been|being)\s+)*$/i;
+const straight = (message: string) => message.replace(/[\u2018\u2019\u02bc]/g, "'");
 
-/** Whether a result text says the message went: judged before any "Reason:", whose words are the reason's ("…| Reason: too many messages sent"). */
-const readsAsSent = (message: string) => {
-	const said = message.split(/\breason\s*:/i)[0];
-	return SAYS_SENT.test(said) && !DENIES_SENT.test(said);
+/** Says the message went, and nothing against it. */
+const plainlySent = (message: string) => {
+	const said = straight(message);
+	return new RegExp(SENT_WORD.source, 'i').test(said) && !AGAINST.test(said);
+};
+
+/** Says somewhere that the message went, in words no denial stands right before. */
+const claimsSent = (message: string) => {
+	const said = straight(message);
+	// The few words before each (a denial is short): a 64 KB answer of "not sent not sent ..." stays linear.
+	for (const word of said.matchAll(SENT_WORD)) if (!DENIAL_BEFORE.test(said.slice(Math.max(0, word.index - 48), word.index))) return true;
+	return false;
 };
 
 /**
  * Whether a 2xx answer says the request was carried out: `success: true`, or for the direct send
- * (whose success and failure are both `{message}`, spec 2.2) also a result text that says the
- * message went. Beside a failure, such an answer says both (see attempt.ts).
+ * (whose success and failure are both `{message}`, spec 2.2) a result text that claims the message
+ * went: judged before the reason when it holds the service's failure form (the reason's words are
+ * the reason's: "| Reason: too many messages sent"), else over the whole text. Beside a failure,
+ * such an answer says both (see attempt.ts).
  */
 export const saysDone = (api: ServiceApi, body: unknown): boolean => {
 	if (saysTrue(body)) return true;
 	const message = api === 'send' && isObject(body) ? text(body.message) : undefined;
-	return message !== undefined && !SERVICE_FAILURE_TEXT.test(message) && readsAsSent(message);
+	if (message === undefined || SERVICE_FAILURE_TEXT.test(message)) return false;
+	return claimsSent(/message sending failed/i.test(message) ? beforeReason(message) : message);
 };
 
 /** The conditions spec part 7 lists, with what a user can do about each. */

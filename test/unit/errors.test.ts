@@ -87,9 +87,6 @@ describe('readFailureOfSuccess: a 2xx body that says it failed, for every API', 
 		['the failure text without a reason', { message: 'Message sending failed' }, { reason: 'Message sending failed' }],
 		['the failure text without "Reason:"', { message: 'Message sending failed: Insufficient credits' }, { reason: 'Insufficient credits' }],
 		['the failure text in other words', { message: 'Message sending failed because of insufficient credits' }, { reason: 'Message sending failed because of insufficient credits' }],
-		['the failure text after a prefix', { message: 'Error: Message sending failed | Reason: Insufficient credits' }, { reason: 'Insufficient credits' }],
-		['"not sent" with a reason', { message: 'Message not sent | Reason: Insufficient credits' }, { reason: 'Insufficient credits' }],
-		["\"wasn't sent\" with a reason", { message: "Message wasn't sent | Reason: Insufficient credits" }, { reason: 'Insufficient credits' }],
 	];
 
 	for (const api of EVERY_API) {
@@ -97,6 +94,15 @@ describe('readFailureOfSuccess: a 2xx body that says it failed, for every API', 
 			expect(readFailureOfSuccess(api, body)).toEqual(failure);
 		});
 	}
+
+	// The direct send's own form, further on in its result text (its success and failure are both `{message}`).
+	it.each([
+		['the failure text after a prefix', { message: 'Error: Message sending failed | Reason: Insufficient credits' }],
+		['"not sent" with a reason', { message: 'Message not sent | Reason: Insufficient credits' }],
+		["\"wasn't sent\" with a reason", { message: "Message wasn't sent | Reason: Insufficient credits" }],
+	])('send: %s is a failure for that reason', (_name, body) => {
+		expect(readFailureOfSuccess('send', body)).toEqual({ reason: 'Insufficient credits' });
+	});
 
 	const SUCCEEDED: Array<[string, unknown]> = [
 		['error: 0', { message: 'Message sent successfully', error: 0 }],
@@ -107,7 +113,6 @@ describe('readFailureOfSuccess: a 2xx body that says it failed, for every API', 
 		['error: "false"', { message: 'Message sent successfully', error: 'false' }],
 		['a success text that mentions credits', { message: 'Message sent successfully. Credits left: 12' }],
 		['a success text that mentions a reason', { message: 'Message sent successfully | Reason: scheduled for 9:00' }],
-		['a success text about a failed earlier try', { message: 'Sent on retry; first message sending failed' }],
 		['success: true', { success: true, message: 'Message sent', details: { messages: [] } }],
 		['a list', [{ name: 'Monstera' }]],
 		['no body', undefined],
@@ -153,13 +158,62 @@ describe('saysDone: whether a 2xx answer says the request was carried out', () =
 		['send', { message: 'Message failed to be sent' }, false],
 		['send', { message: 'Unable to send' }, false],
 		['send', { message: "Message won't be delivered" }, false],
-		['send', { message: 'Message not sent | Reason: too many messages sent' }, false],
+		// Outside the service's own form the reason's words count too: beside a failure, this says both.
+		['send', { message: 'Message not sent | Reason: too many messages sent' }, true],
+		['send', { message: 'Message sending failed | Reason: too many messages sent' }, false],
+		['send', { message: 'Error: Message sending failed | Reason: too many messages sent' }, false],
+		['send', { message: 'Message couldn’t be sent' }, false],
+		['send', { message: 'Message has not yet been sent' }, false],
+		['send', { message: 'Message sent successfully. You cannot send more messages to this number today' }, true],
+		['send', { message: 'Message queued; it will not be sent before 09:00' }, true],
 		['send', { message: 'Message sent successfully | Reason: scheduled' }, true],
 		['dashboard', { success: true, message: 'Queued' }, true],
 		['dashboard', { success: 'true' }, true],
 		['dashboard', { message: 'Message sent' }, false],
 	] as Array<[ServiceApi, unknown, boolean]>)('%s %j: %s', (api, body, done) => {
 		expect(saysDone(api, body)).toBe(done);
+	});
+});
+
+describe('a direct send\'s 2xx result text: sent, failed, or says both (may have been delivered, not sent again)', () => {
+	// As judge() in attempt.ts reads a 2xx direct send: no failure is sent; a failure beside a claim that it went says both.
+	const judged = (body: Record<string, unknown>) => {
+		if (!readFailureOfSuccess('send', body)) return 'sent';
+		return saysDone('send', body) ? 'says both' : 'failed';
+	};
+	it.each([
+		[{ message: 'Message sent successfully' }, 'sent'],
+		[{ message: 'Message sent successfully | Reason: scheduled for 9:00' }, 'sent'],
+		[{ message: 'Message sending failed | Reason: Insufficient credits' }, 'failed'],
+		[{ message: 'Error: Message sending failed | Reason: Insufficient credits for messages sent today' }, 'failed'],
+		[{ message: 'Message not sent. Reason: Insufficient credits' }, 'failed'],
+		[{ message: 'Message could not be sent - Reason: Insufficient credits' }, 'failed'],
+		[{ message: 'Message couldn’t be sent | Reason: Insufficient credits' }, 'failed'],
+		[{ message: 'Message wasn’t delivered | Reason: Insufficient credits' }, 'failed'],
+		[{ message: 'Message has not yet been sent | Reason: Insufficient credits' }, 'failed'],
+		[{ message: 'Message couldn’t be sent', error: 'Insufficient credits' }, 'failed'],
+		// Words that cannot be weighed: neither a success nor a plain refusal.
+		[{ message: 'No message sent | Reason: Insufficient credits' }, 'says both'],
+		[{ message: 'Message was neither sent nor delivered | Reason: Insufficient credits' }, 'says both'],
+		[{ message: 'Sent: 0, Failed: 1 | Reason: Invalid phone number' }, 'says both'],
+		[{ message: 'Success: false | Reason: Insufficient credits' }, 'says both'],
+		[{ message: 'Message sent failed | Reason: Insufficient credits' }, 'says both'],
+		[{ message: 'Sent on retry; first message sending failed' }, 'says both'],
+		[{ message: 'Message accepted | Reason: queued for delivery' }, 'says both'],
+		[{ message: 'OK | Reason: message sent' }, 'says both'],
+		// A denial of something else beside a claim that it went.
+		[{ message: 'Message sent successfully. You cannot send more messages to this number today', error: 'Message limit for this number reached' }, 'says both'],
+		[{ message: 'Message sent. Unable to deliver the attachment', error: 'Attachment problem' }, 'says both'],
+		[{ message: 'Message sent, not delivered yet', error: 'Recipient offline' }, 'says both'],
+		[{ message: 'Message queued; it will not be sent before 09:00 (quiet hours)', error: 'Quiet hours' }, 'says both'],
+	] as Array<[Record<string, unknown>, string]>)('%j: %s', (body, verdict) => {
+		expect(judged(body)).toBe(verdict);
+	});
+
+	it('a 64 KB text of denials is read in one pass (each word looks back a few words only)', () => {
+		// Counted, not timed: the look-back is bounded, so the work grows with the text, not its square.
+		const message = `Message ${'not sent '.repeat(8_000)}`;
+		expect(judged({ message, error: 1 })).toBe('failed');
 	});
 });
 
