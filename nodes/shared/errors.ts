@@ -176,6 +176,8 @@ export function readFailureOfSuccess(api: ServiceApi, body: unknown): ServiceFai
 }
 
 const FAILURE_MENTIONED = /message sending failed|[|.:\-–]\s*reason\s*:/i;
+/** The service's failure form anywhere in a text (SERVICE_FAILURE_TEXT: a text that begins with it). */
+const SERVICE_FAILURE_FORM = /message sending failed/i;
 const REASON_OF = /\breason\s*:\s*(.*)$/is;
 const beforeReason = (message: string) => message.split(/\breason\s*:/i)[0];
 
@@ -187,6 +189,8 @@ const beforeReason = (message: string) => message.split(/\breason\s*:/i)[0];
  * sent"); anything between says both, and is not sent again.
  */
 const SENT_WORD = /\b(?:sent|delivered|queued|success(?:ful(?:ly)?)?)\b/gi;
+/** SENT_WORD for a test: a global pattern keeps where its last match ended. */
+const HAS_SENT_WORD = new RegExp(SENT_WORD.source, 'i');
 const AGAINST = /\b(?:no|not|never|neither|nor|cannot|unable|fail\w*|false|error|unsuccessful)\b|n't\b/i;
 const DENIAL_BEFORE = /(?:\b(?:not|never|cannot)\s+|n't\s+|\b(?:fail(?:ed|s)?|unable)\s+to\s+)(?:(?:yet|have|has|had|be|been|being)\s+)*$/i;
 const straight = (message: string) => message.replace(/[\u2018\u2019\u02bc]/g, "'");
@@ -194,7 +198,7 @@ const straight = (message: string) => message.replace(/[\u2018\u2019\u02bc]/g, "
 /** Says the message went, and nothing against it. */
 const plainlySent = (message: string) => {
 	const said = straight(message);
-	return new RegExp(SENT_WORD.source, 'i').test(said) && !AGAINST.test(said);
+	return HAS_SENT_WORD.test(said) && !AGAINST.test(said);
 };
 
 /** Says somewhere that the message went, in words no denial stands right before. */
@@ -216,7 +220,7 @@ export const saysDone = (api: ServiceApi, body: unknown): boolean => {
 	if (saysTrue(body)) return true;
 	const message = api === 'send' && isObject(body) ? text(body.message) : undefined;
 	if (message === undefined || SERVICE_FAILURE_TEXT.test(message)) return false;
-	return claimsSent(/message sending failed/i.test(message) ? beforeReason(message) : message);
+	return claimsSent(SERVICE_FAILURE_FORM.test(message) ? beforeReason(message) : message);
 };
 
 /** The conditions spec part 7 lists, with what a user can do about each. */

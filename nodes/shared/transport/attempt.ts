@@ -121,7 +121,7 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 	// A 2xx the node cannot read (too large, too deep) may be the service's success; a refusal's
 	// status speaks for itself, read as a page's would be below (a 429 waits, a 401 stops the run).
 	if (response.body instanceof UnreadableBody && status < 400) {
-		return { type: 'failed', error: unexpectedAnswerError(attempt, status, response.body, response.headers?.['content-type']), haltsRun: false, fateUnknown: status < 300 };
+		return { type: 'failed', error: unexpectedAnswerError(attempt, status, response.body, response.headers?.['content-type']), haltsRun: false, fateUnknown: true };
 	}
 	const body: unknown = response.body;
 
