@@ -355,7 +355,7 @@ describe('an account limit found from refusals', () => {
 	 * `firstLateMs` later still (a cold connection: name lookup, TCP and TLS before its bytes);
 	 * refusals say `retryAfter` (or nothing). The log holds each try's start and arrival.
 	 */
-	function service(limit: number, windowMs: number, latencyMs: number, { retryAfter = false, firstLateMs = 0, wayThereMs = 0 } = {}) {
+	function service(limit: number, windowMs: number, latencyMs: number, { retryAfter = false, firstLateMs = 0, wayThereMs = 0, fixed = false } = {}) {
 		const admitted: number[] = [];
 		const log: Array<{ start: number; at: number; accepted: boolean }> = [];
 		let seen = 0;
@@ -369,14 +369,17 @@ describe('an account limit found from refusals', () => {
 					const wayThere = wayThereMs + (seen++ === 0 ? firstLateMs : 0);
 					if (wayThere > 0) await new Promise((resolve) => setTimeout(resolve, wayThere));
 					const at = Date.now();
-					const inWindow = admitted.filter((time) => time > at - windowMs);
+					// Sliding: the last windowMs before it arrived. Fixed: the clock's current window (a counter
+					// reset on each whole minute, as many services count).
+					const windowStart = fixed ? at - (at % windowMs) : at - windowMs + 1;
+					const inWindow = admitted.filter((time) => time >= windowStart);
 					const accepted = inWindow.length < limit;
 					if (accepted) admitted.push(at);
 					log.push({ start, at, accepted });
 					await new Promise((resolve) => setTimeout(resolve, latencyMs - wayThere));
 					const outcome: Outcome = accepted
 						? { type: 'answered' }
-						: { type: 'refused', retryAfterMs: retryAfter ? Math.ceil((inWindow[0] + windowMs - Date.now()) / 1000) * 1000 : undefined };
+						: { type: 'refused', retryAfterMs: retryAfter ? Math.ceil(((fixed ? windowStart : inWindow[0]) + windowMs - Date.now()) / 1000) * 1000 : undefined };
 					ticket.finish(outcome);
 					if (accepted) return;
 				}
@@ -432,6 +435,27 @@ describe('an account limit found from refusals', () => {
 		expect(refusedWhileFinding - underWay).toBeLessThanOrEqual(probes);
 		await sendAll(account, svc, 2 * limit);
 		expect(svc.log.filter(({ accepted }) => !accepted)).toHaveLength(refusedWhileFinding);
+	});
+
+	it('a fixed window (a counter reset each clock minute) without Retry-After: the window first learned too short is corrected at its next refusal, and the limit keeps its full count', async () => {
+		// The first pause sees the minute's counter reset 20 s after the first answers (the run began
+		// 40 s into a minute) and learns 30 per 20 s; the next 30 go 20 s later and are refused (the
+		// counter has not reset). That refusal counted what the service had accepted back from the
+		// answer, not from when the refused requests went: the probe that reopened the window had
+		// just left it, so it learned 29 per minute, and the last item waited a whole minute more.
+		expect(Date.now() % 60_000).toBe(40_000);
+		const account = new Account();
+		const svc = service(30, 60_000, 50, { fixed: true });
+		const elapsed = await sendAll(account, svc, 90);
+		expect(svc.log.filter(({ accepted }) => accepted)).toHaveLength(90);
+		expect(account.state.learned).toMatchObject({ count: 30, windowMs: 60_000 });
+		// Ideal: 30 at once, 30 when the minute turns (20 s), 30 at the next minute (80 s).
+		const ideal = 20_000 + 60_000 + 3 * 50;
+		console.log(`30 per clock minute: ${elapsed} ms for 90, ${(elapsed / ideal).toFixed(2)}x ideal, ${svc.log.filter(({ accepted }) => !accepted).length} refusals`);
+		expect(elapsed).toBeLessThanOrEqual(1.2 * ideal);
+		const before = svc.log.length;
+		await sendAll(account, svc, 60);
+		expect(svc.log.slice(before).filter(({ accepted }) => !accepted)).toHaveLength(0);
 	});
 
 	it.each([

@@ -36,7 +36,8 @@ import { sleep } from 'n8n-workflow';
  *    d. An accepted probe ends the pause (probes of its batch refused after it go again under
  *       the limit it taught, their Retry-After holding, and begin no new pause) and teaches the
  *       limit: what the service accepted before it refused (back to a quiet second, or two of
- *       the fastest round trips against a slow service), per the time from the oldest of those
+ *       the fastest round trips against a slow service; under a learned limit, its window back
+ *       from when the refused request went), per the time from the oldest of those
  *       to the probe (the round length below it, when a whole-second Retry-After made the probe
  *       late). A pause in which a request started after the refused one was accepted teaches
  *       nothing: a full window refuses everything after it, so that refusal was a stray one.
@@ -652,7 +653,7 @@ export class Account {
 			}
 			// Not a cut in concurrency: a rate refusal says the account's window is full, not that the
 			// service is congested; the pause and the learned limit govern the pace.
-			this.refused(end, seq, outcome.retryAfterMs, probe);
+			this.refused(end, startedAt, seq, outcome.retryAfterMs, probe);
 			return;
 		}
 		if (outcome.type === 'answered') {
@@ -677,13 +678,17 @@ export class Account {
 		this.accepted.forget(end - KEPT_MS);
 	}
 
-	private refused(now: number, seq: number, retryAfterMs: number | undefined, probe: boolean): void {
+	private refused(now: number, startedAt: number, seq: number, retryAfterMs: number | undefined, probe: boolean): void {
 		if (!this.pause) {
 			// The window the service counts holds what it accepted before this refusal: within the
 			// learned window when there is one (its oldest is the learned count's most recent one:
 			// earlier answers still inside the window are stragglers of a burst before), else the
-			// answers since the last quiet second.
-			const since = this.learned ? now - this.learned.windowMs : this.burstStart(now);
+			// answers since the last quiet second. The learned window is counted back from when the
+			// refused request went, not from its answer: the answers whose leaving the window let it go
+			// were still in the service's count (its window is longer than learned: a counter reset
+			// each clock minute first looks like a shorter window), and left out, the limit learned at
+			// the next probe lost one of its places for good.
+			const since = this.learned ? startedAt - this.learned.windowMs : this.burstStart(now);
 			const accepted = this.accepted.countAfter(since);
 			const skipped = this.learned ? Math.max(0, accepted - this.learned.count) : 0;
 			const oldest = this.accepted.nthAfter(since, skipped) ?? now;
