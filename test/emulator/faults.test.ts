@@ -96,6 +96,25 @@ describe('rate limit', () => {
 		expect(emulator.maxRequestsInWindow(250, (r) => r.outcome === 'delivered')).toBe(2);
 	});
 
+	it("counting: 'clock' resets the count when the clock passes a multiple of the window, whenever the last send was; Retry-After names that time", async () => {
+		// 60 s windows: started in the clock's last 500 ms of a minute, the reset would come between the sends.
+		while (Date.now() % 60_000 > 59_500) await sleep(100);
+		emulator.setFaults({ rateLimit: { limit: 1, windowMs: 60_000, counting: 'clock' } });
+		expect((await api.send(text(1))).status).toBe(200);
+		const refused = await api.send(text(2));
+		expect(refused.status).toBe(429);
+		const toReset = 60_000 - (Date.now() % 60_000);
+		// The time to the clock's next minute, rounded up to whole seconds; a sliding window would say a minute.
+		expect(Number(refused.headers.get('retry-after')) * 1000).toBeGreaterThanOrEqual(toReset);
+		expect(Number(refused.headers.get('retry-after')) * 1000).toBeLessThan(toReset + 1_500);
+		// 250 ms windows of the clock: the next one admits again, though no 250 ms passed since the first send of this one.
+		emulator.setFaults({ rateLimit: { limit: 1, windowMs: 250, counting: 'clock' } });
+		while (Date.now() % 250 > 150) await sleep(10);
+		expect((await api.send(text(3))).status).toBe(200);
+		await sleep(250 - (Date.now() % 250) + 5);
+		expect((await api.send(text(4))).status).toBe(200);
+	});
+
 	it('rateLimit: null switches it off', async () => {
 		emulator.setFaults({ rateLimit: { limit: 0, windowMs: 1000 } });
 		expect((await api.send(text(1))).status).toBe(429);

@@ -31,8 +31,8 @@
  *   hang-forever         -                       no         no answer until the client gives    hang
  *                                                           up or the emulator stops
  *
- * Other switches: `latencyMs` (delay before every answer), `rateLimit` (sliding window over
- * the send APIs), `hangMs`, `retryAfter` (hostile Retry-After on every 429: '-5', 'soon',
+ * Other switches: `latencyMs` (delay before every answer), `rateLimit` (a sliding window over
+ * the send APIs, or the clock's windows), `hangMs`, `retryAfter` (hostile Retry-After on every 429: '-5', 'soon',
  * '259200', `<date:-3600>`, `<date:+259200>`, ...), `redirectTo` (Location of the
  * redirects instead of the trap), `seed` (re-seeds the RNG).
  *
@@ -194,10 +194,11 @@ export function validateFaultsPatch(input: unknown): FaultsPatch {
 			(rateLimit.retryAfterSeconds === undefined ||
 				(isNumber(rateLimit.retryAfterSeconds) && rateLimit.retryAfterSeconds >= 0)) &&
 			(rateLimit.retryAfterFormat === undefined || ['seconds', 'date'].includes(rateLimit.retryAfterFormat)) &&
-			(rateLimit.answer === undefined || ['429', 'reason'].includes(rateLimit.answer));
+			(rateLimit.answer === undefined || ['429', 'reason'].includes(rateLimit.answer)) &&
+			(rateLimit.counting === undefined || ['sliding', 'clock'].includes(rateLimit.counting));
 		if (!ok) {
 			throw new Error(
-				"Fault 'rateLimit' must be null or {limit, windowMs > 0, retryAfterSeconds?, retryAfterFormat?: 'seconds'|'date', answer?: '429'|'reason'}",
+				"Fault 'rateLimit' must be null or {limit, windowMs > 0, retryAfterSeconds?, retryAfterFormat?: 'seconds'|'date', answer?: '429'|'reason', counting?: 'sliding'|'clock'}",
 			);
 		}
 	}
@@ -298,7 +299,11 @@ export class FaultController {
 		return NONE;
 	}
 
-	/** Sliding window: at most `limit` admitted send requests in any `windowMs`. */
+	/**
+	 * At most `limit` admitted send requests in any `windowMs` (sliding), or in each window of the
+	 * clock (`counting: 'clock'`: a counter reset whenever the wall clock passes a multiple of
+	 * windowMs, as a service counting per clock minute does).
+	 */
 	private checkRateLimit(rule: RateLimitFault): FaultAction | undefined {
 		const t = performance.now();
 		while (this.oldest < this.admitted.length && this.admitted[this.oldest] <= t - rule.windowMs) this.oldest++;
@@ -306,12 +311,18 @@ export class FaultController {
 			this.admitted = this.admitted.slice(this.oldest);
 			this.oldest = 0;
 		}
-		if (this.admitted.length - this.oldest < rule.limit) {
+		// The clock window's start, on the performance.now() scale of `admitted` (never before the sliding window's: those are pruned).
+		const wallNow = performance.timeOrigin + t;
+		const clockStart = rule.counting === 'clock' ? t - (wallNow % rule.windowMs) : undefined;
+		let first = this.oldest;
+		if (clockStart !== undefined) while (first < this.admitted.length && this.admitted[first] < clockStart) first++;
+		if (this.admitted.length - first < rule.limit) {
 			this.admitted.push(t);
 			return undefined;
 		}
 		if (rule.answer === 'reason') return { kind: 'rate-reason' };
-		const freesInMs = this.oldest < this.admitted.length ? this.admitted[this.oldest] + rule.windowMs - t : rule.windowMs;
+		const freesInMs =
+			clockStart !== undefined ? clockStart + rule.windowMs - t : this.oldest < this.admitted.length ? this.admitted[this.oldest] + rule.windowMs - t : rule.windowMs;
 		const seconds = rule.retryAfterSeconds ?? Math.max(1, Math.ceil(freesInMs / 1000));
 		return tooManyRequests(this.current, rule.retryAfterFormat === 'date' ? httpDateIn(seconds) : String(seconds));
 	}

@@ -163,6 +163,12 @@ export interface RateLimitFault {
 	 * exceeded (messages per minute or per hour)", with no Retry-After.
 	 */
 	answer?: '429' | 'reason';
+	/**
+	 * `sliding` (default): at most `limit` in any `windowMs`. `clock`: at most `limit` in each
+	 * window of the wall clock (a counter reset on every multiple of windowMs, as a service that
+	 * counts per clock minute does); Retry-After names the time to the next reset.
+	 */
+	counting?: 'sliding' | 'clock';
 }
 
 export interface Faults {
@@ -174,7 +180,7 @@ export interface Faults {
 	 * the rate limit is.
 	 */
 	latencyJitterMs: number;
-	/** Sliding window over the send APIs; null = off. */
+	/** A limit over the send APIs (a sliding window, or the clock's); null = off. */
 	rateLimit: RateLimitFault | null;
 	/** Probability of 429 + `Retry-After: 1`, request not processed. */
 	p429: number;
