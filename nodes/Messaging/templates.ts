@@ -20,28 +20,27 @@ export interface TemplateRecord {
 
 export const TEMPLATE_ID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
-/** Spec 4.3: list templates answers a JSON array of template records. */
-export const LIST_TEMPLATES: ServiceRequest = {
-	api: 'templates',
-	method: 'GET',
-	path: '/get_templates',
-	isSuccess: (answer) => Array.isArray(answer) && answer.every((record) => isObject(record) && typeof record.template_id === 'string'),
-};
-
 /** A record the picker, the variable fields and a run can use: an object with a template ID. */
 const isUsable = (record: unknown): record is TemplateRecord => isObject(record) && typeof record.template_id === 'string' && record.template_id.trim() !== '';
 
 /**
- * The list as the picker, the variable fields and a run read it: one record they cannot use (no
- * template ID, not an object) is set aside rather than failing the whole list, so the account's
- * other templates can still be chosen. A list none of whose records is usable is not a templates
- * answer (another API behind a wrong base URL).
+ * Spec 4.3: list templates answers a JSON array of template records. One record that lacks a
+ * field or has another type than spec 2.5 shows does not fail the whole list: Get Many outputs
+ * every record as the service sent it, and the picker, the variable fields and a run set aside
+ * those they cannot use (no template ID), so the account's other templates can still be chosen.
+ * A list none of whose records has a template ID is not a templates answer (another API behind a
+ * wrong base URL).
  */
-const USABLE_TEMPLATES: ServiceRequest = { ...LIST_TEMPLATES, isSuccess: (answer) => Array.isArray(answer) && (answer.length === 0 || answer.some(isUsable)) };
+export const LIST_TEMPLATES: ServiceRequest = {
+	api: 'templates',
+	method: 'GET',
+	path: '/get_templates',
+	isSuccess: (answer) => Array.isArray(answer) && (answer.length === 0 || answer.some(isUsable)),
+};
 
 /** The account's templates for the editor (the API has no paging or filters), one record per ID (in any letter case). */
 export async function listTemplates(this: ILoadOptionsFunctions): Promise<TemplateRecord[]> {
-	return usableOnce((await editorRequest.call(this, USABLE_TEMPLATES)) as unknown[]);
+	return usableOnce((await editorRequest.call(this, LIST_TEMPLATES)) as unknown[]);
 }
 
 function usableOnce(records: unknown[]): TemplateRecord[] {
@@ -63,7 +62,7 @@ function usableOnce(records: unknown[]): TemplateRecord[] {
  */
 export async function accountTemplates(run: Run, itemIndex: number): Promise<TemplateRecord[]> {
 	return await run.once('templates', async () => {
-		const records = await optionalRequest<unknown[]>(run, itemIndex, USABLE_TEMPLATES);
+		const records = await optionalRequest<unknown[]>(run, itemIndex, LIST_TEMPLATES);
 		return records ? usableOnce(records) : [];
 	});
 }
@@ -112,7 +111,15 @@ export function templateProblem(record: TemplateRecord): string | undefined {
 }
 
 /** "Template "name" (id)": how errors name a template. */
-export const templateName = (record: TemplateRecord) => `Template "${String(record.name)}" (${String(record.template_id)})`;
+export const templateName = (record: TemplateRecord) => `Template "${nameOf(record)}" (${String(record.template_id)})`;
+
+/** The name a template goes by: its name as text (a number too), else its ID, never "null" or "[object Object]". */
+export function nameOf(record: TemplateRecord): string {
+	const name: unknown = record.name;
+	if (typeof name === 'string' && name.trim() !== '') return name;
+	if (typeof name === 'number' && Number.isFinite(name)) return String(name);
+	return String(record.template_id);
+}
 
 /** The variable a placeholder match stands for. */
 function variableOf(match: RegExpMatchArray): string {
@@ -230,7 +237,8 @@ export function templateVariables(record: TemplateRecord): TemplateVariable[] {
 	});
 }
 
-const statusOf = (record: TemplateRecord) => String(record.status ?? '').toUpperCase();
+// A status that is not text (a number, an object) is no status the node knows: shown as unknown, not as "[OBJECT OBJECT]".
+const statusOf = (record: TemplateRecord) => (typeof record.status === 'string' ? record.status.toUpperCase() : '');
 
 export const isApproved = (record: TemplateRecord) => statusOf(record) === 'APPROVED';
 
@@ -252,8 +260,7 @@ export function templateLabel(record: TemplateRecord): string {
 	const problem = templateProblem(record);
 	const mark = problem ? `cannot be used: ${problem}` : isApproved(record) ? '' : notSendable(record);
 	const detail = [mark, text].filter((part) => part !== '').join(': ');
-	// A record without a name is shown by its ID, never as "null" or "undefined".
-	const name = typeof record.name === 'string' && record.name.trim() !== '' ? record.name : record.template_id;
+	const name = nameOf(record);
 	return `${name}${language}${detail === '' ? '' : ` — ${detail}`}`;
 }
 

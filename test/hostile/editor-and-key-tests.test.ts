@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { callCredentialTest, callListSearch, callResourceMapper } from '../harness';
+import { callCredentialTest, callListSearch, callResourceMapper, runNode } from '../harness';
 import { json, useServers } from './servers';
 
 const KEY = 'Key-Tests-Token-0123456789';
@@ -106,6 +106,18 @@ describe('the template picker and variable fields with records no template shoul
 		expect(fields.map(({ id }) => id)).toEqual(['body1']);
 	});
 
+	it('Template → Get Many outputs every record as the service sent it, those the picker sets aside too (a null is no record)', async () => {
+		// It failed the whole list as "JSON of another shape ... check the base URL" over one record without a string template ID.
+		const { url } = await serve((_req, res) => json(res, 200, LIST));
+		const run = await runNode({
+			node: { type: 'messaging', parameters: { resource: 'template', operation: 'getAll', returnAll: true } },
+			items: [{}],
+			credentials: { messagingBearerApi: { accessToken: KEY, templatesBaseUrl: url } },
+		});
+		expect(run.error).toBeUndefined();
+		expect(run.items.map((item) => item.json)).toEqual(JSON.parse(JSON.stringify(LIST.filter((record) => record !== null))));
+	});
+
 	it('a list none of whose records is a template is not a templates answer (another API behind the URL)', async () => {
 		const { url } = await serve((_req, res) => json(res, 200, [{ id: 1, title: 'a post' }]));
 		await expect(callListSearch({ ...editor(url), method: 'searchTemplates' })).rejects.toThrow(/Unexpected answer from 127\.0\.0\.1:\d+ \(HTTP 200, JSON of another shape\)/);
@@ -125,7 +137,32 @@ describe('the template picker against a rate limit', () => {
 			parameters: { resource: 'message', operation: 'sendTemplate' },
 			method: 'searchTemplates',
 		});
-		await expect(picking).rejects.toThrow(/asked to wait 30 s, more than Max Wait \(10 s\)/);
+		const error = await picking.catch((caught: unknown) => caught as Error & { description?: string });
+		expect(error.message).toMatch(/^Rate limited: the service asked to wait 30 s\. The service said: Rate limit exceeded/);
+		expect(error.description).toBe('The service limits how often this account may call it. Open the list again in 30 s.');
 		expect(seen).toHaveLength(1);
+	});
+
+	it('a 429 without Retry-After: one more try, as for any failure, then the service\'s words and when to open the list again, without advice for a run', async () => {
+		// It probed until the editor's Max Wait (12 requests in 10 s) and then advised Max Wait 3600,
+		// Max Requests Per Minute and re-running the items not sent, naming the "40 accepted in a row"
+		// of earlier list loads.
+		let calls = 0;
+		const { url, seen } = await serve((_req, res) => {
+			if (calls++ < 3) return json(res, 200, [{ id: 1, name: 'reminder', status: 'APPROVED', template_id: '11111111-1111-4111-8111-111111111111' }]);
+			json(res, 429, { error: { code: 'RATE', message: 'too many requests' } });
+		});
+		const editor = {
+			nodeType: 'messaging',
+			credentials: { messagingBearerApi: { accessToken: KEY, templatesBaseUrl: url } },
+			parameters: { resource: 'message', operation: 'sendTemplate' },
+			method: 'searchTemplates',
+		};
+		for (let n = 0; n < 3; n++) await callListSearch(editor);
+		const error = await callListSearch(editor).catch((caught: unknown) => caught as Error & { description?: string });
+		expect(seen).toHaveLength(3 + 2);
+		expect(error.message).toMatch(/too many requests \(code RATE\)/);
+		expect(error.description).toBe('The service limits how often this account may call it. Open the list again in a minute.');
+		expect(`${error.message} ${error.description}`).not.toMatch(/Max Wait|Re-run|accepted|per-hour/);
 	});
 });

@@ -5,7 +5,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { variablesToSend } from '../../nodes/Messaging/actions/message/sendTemplate.operation';
 import { filterTemplates } from '../../nodes/Messaging/actions/template/getAll.operation';
 import { ItemInput } from '../../nodes/shared/validation';
-import { templateLabel, templateVariables } from '../../nodes/Messaging/templates';
+import { templateLabel, templateName, templateVariables } from '../../nodes/Messaging/templates';
 import type { TemplateRecord } from '../../nodes/Messaging/templates';
 
 const record = (overrides: Partial<TemplateRecord>): TemplateRecord => ({
@@ -57,6 +57,16 @@ describe('templateLabel', () => {
 		expect(templateLabel(record({}))).toBe('appointment_reminder (en) — Hi {1}, see you on {2}.');
 		expect(templateLabel(record({ language: undefined, status: 'APPROVED', template_formate: undefined }))).toBe('appointment_reminder');
 		expect(templateLabel(record({ language: undefined, status: undefined }))).toBe('appointment_reminder — status unknown, cannot be sent: Hi {1}, see you on {2}.');
+	});
+
+	it('a status or name of another type than text: no "[OBJECT OBJECT]", a numeric name shown as itself (as errors name it)', () => {
+		const odd = (fields: Record<string, unknown>) => record({ language: undefined, template_formate: undefined, ...fields } as Partial<TemplateRecord>);
+		expect(templateLabel(odd({ status: 7 }))).toBe('appointment_reminder — status unknown, cannot be sent');
+		expect(templateLabel(odd({ status: { value: 'APPROVED' } }))).toBe('appointment_reminder — status unknown, cannot be sent');
+		expect(templateLabel(odd({ name: 12345 }))).toBe('12345');
+		expect(templateLabel(odd({ name: { en: 'x' } }))).toBe('6f1d2c3b-4a59-4e8f-9a7b-1c2d3e4f5a6b');
+		expect(templateName(odd({ name: 12345 }))).toBe('Template "12345" (6f1d2c3b-4a59-4e8f-9a7b-1c2d3e4f5a6b)');
+		expect(templateName(odd({ name: null }))).toBe('Template "6f1d2c3b-4a59-4e8f-9a7b-1c2d3e4f5a6b" (6f1d2c3b-4a59-4e8f-9a7b-1c2d3e4f5a6b)');
 	});
 });
 

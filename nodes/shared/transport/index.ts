@@ -258,6 +258,8 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 	let place: number | undefined;
 	/** Attempts that failed other than by a rate refusal: Max Retries bounds these (Max Wait bounds refusals). */
 	let failures = 0;
+	/** Attempts refused for rate: an editor call gives up after Max Retries of them too (see nextStep). */
+	let refusals = 0;
 	/** The error of the last attempt that may have been carried out, while it waits to go again. */
 	let errorIfNotTriedAgain: NodeApiError | undefined;
 	/** Its wait for the next try ended (a stop, a halt, Max Wait): after such an attempt, not "not sent". */
@@ -280,7 +282,8 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 			if (verdict.type === 'retryable' && verdict.outcome.type === 'rateLimited' && verdict.outcome.reason !== undefined) target.lastRefusal = verdict.outcome.reason;
 			// Decided before the ticket is finished: a failure stops the run before the next waiting
 			// request can be let through in its place.
-			next = nextStep(run, attempt, verdict, failures + 1);
+			if (verdict.type === 'retryable' && verdict.outcome.type === 'rateLimited') refusals++;
+			next = nextStep(run, attempt, verdict, failures + 1, refusals);
 		} finally {
 			// An attempt the run abandoned (a Stop's grace ran out, a cancel) got no answer, whatever
 			// its verdict says: it teaches nothing (counted as accepted, an abandoned probe would end a
@@ -333,20 +336,46 @@ type Next = { type: 'done'; body: unknown } | { type: 'fail'; error: Error; fate
  * what that means for the run), again at its place (a rate refusal), or again after a backoff.
  * `failure` is the number this attempt would be among the item's failures that Max Retries bounds.
  */
-function nextStep(run: Run, attempt: Attempt, verdict: Verdict, failure: number): Next {
+function nextStep(run: Run, attempt: Attempt, verdict: Verdict, failure: number, refusals: number): Next {
 	if (verdict.type === 'done') return { type: 'done', body: verdict.body };
 	if (verdict.type === 'failed') return { type: 'fail', error: run.failed(verdict.error, verdict.haltsRun), fateUnknown: fateUnknown(attempt, verdict) };
 	const { outcome } = verdict;
-	// Refused for rate: the account pauses, and this request goes again at its place.
-	if (outcome.type === 'rateLimited') return { type: 'again' };
+	if (outcome.type === 'rateLimited') {
+		// A person waits on an editor call (the picker, the variable fields): one more try at most, as
+		// for any failure, not probes until Max Wait (a dropdown sent 12 requests in 10 s).
+		if (run.forEditor && refusals > run.policy.maxRetries) return { type: 'fail', error: run.failed(editorRateLimited(run, verdict.error().message, outcome.retryAfterMs)), fateUnknown: false };
+		// Refused for rate: the account pauses, and this request goes again at its place.
+		return { type: 'again' };
+	}
 	const decision = decideRetry(outcome, failure, attempt.idempotent, run.policy);
 	if (!decision.retry) return { type: 'fail', error: run.failed(verdict.error()), fateUnknown: fateUnknown(attempt, verdict) };
 	return { type: 'backoff', waitMs: decision.waitMs };
 }
 
+/**
+ * A rate limit met by an editor call: it says when to open the list again, not how to pace a run
+ * (Max Wait, Max Requests Per Minute, the items not sent), nor what other calls the account had
+ * accepted. `message` is the service's refusal in its words, or how long it asked to wait.
+ */
+function editorRateLimited(run: Run, message: string, askedMs?: number): NodeApiError {
+	const when = askedMs !== undefined ? `in ${Math.ceil(askedMs / 1000)} s` : 'in a minute';
+	return new NodeApiError(run.context.getNode(), { message }, {
+		message,
+		description: `The service limits how often this account may call it. Open the list again ${when}.`,
+		httpCode: '429',
+	});
+}
+
 /** An item's wait ended without a start: the run stopped, another item halted it, or the limit did not reopen. */
 function waitEnded(run: Run, target: Target, attempt: Attempt, reason: unknown): Error {
 	if (reason instanceof HaltedError) return run.failed(haltedError(attempt, reason.cause));
+	if (reason instanceof LimitNotReopenedError && run.forEditor) {
+		const message =
+			reason.askedMs !== undefined
+				? `Rate limited: the service asked to wait ${Math.ceil(reason.askedMs / 1000)} s`
+				: `Rate limited: the account's limit did not reopen within ${Math.round(reason.maxWaitMs / 1000)} s`;
+		return run.failed(editorRateLimited(run, `${message}${target.lastRefusal !== undefined ? `. The service said: ${target.lastRefusal}` : ''}`, reason.askedMs));
+	}
 	// The first item to give up stops the run; the others waiting with it were simply not sent. With
 	// Continue On Fail the limit holds the run's later items as well: they fail with it at once,
 	// rather than each trying again and waiting out Max Wait in turn.

@@ -7,7 +7,7 @@ import { firstOf } from '../../../shared/output';
 import type { ItemNeedingService } from '../../../shared/router';
 import type { Run, ServiceApi } from '../../../shared/transport';
 import { asText, ItemInput, quoted } from '../../../shared/validation';
-import { accountTemplates, findTemplate, TEMPLATE_ID_PATTERN, templateVariables, variableNames, variablesTaken } from '../../templates';
+import { accountTemplates, findTemplate, nameOf, TEMPLATE_ID_PATTERN, templateVariables, variableNames, variablesTaken } from '../../templates';
 import type { TemplateRecord } from '../../templates';
 
 export const option = {
@@ -128,7 +128,7 @@ export function variablesToSend(input: ItemInput, template: TemplateRecord | und
 		const takes = `it takes ${taken}${names.length > 0 ? ` (${names.join(', ')})` : ''}`;
 		const what = missing.length > 0 ? `a value for ${missing.map((name) => `"${labels.get(name) ?? name}"`).join(', ')}` : `${taken - given.size} more variable value(s)`;
 		// Named as the editor shows the field ("Body 2: …appointment on {2}."), not by its key.
-		input.fail('variables', 'Variables', `template "${template.name}" needs ${what}; ${takes}`);
+		input.fail('variables', 'Variables', `template "${nameOf(template)}" needs ${what}; ${takes}`);
 	}
 	return Object.fromEntries(given);
 }

@@ -2,6 +2,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { returnAllOrLimitFields } from '../../../shared/descriptions';
+import { isObject } from '../../../shared/errors';
 import type { PreparedItem } from '../../../shared/router';
 import { ItemInput } from '../../../shared/validation';
 import { LIST_TEMPLATES } from '../../templates';
@@ -98,7 +99,8 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedIte
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	return {
 		request: LIST_TEMPLATES,
-		// The API returns every template at once; filters and the limit apply here.
-		output: (answer) => filterTemplates(answer as TemplateRecord[], filters).slice(0, limit) as unknown as IDataObject[],
+		// The API returns every template at once; filters and the limit apply here. Each record as the
+		// service sent it (an element that is no object is no record, and no n8n item).
+		output: (answer) => filterTemplates((answer as unknown[]).filter(isObject) as unknown as TemplateRecord[], filters).slice(0, limit) as unknown as IDataObject[],
 	};
 }
