@@ -139,11 +139,11 @@ describe('the template picker against a rate limit', () => {
 		});
 		const error = await picking.catch((caught: unknown) => caught as Error & { description?: string });
 		expect(error.message).toMatch(/^Rate limited: the service asked to wait 30 s\. The service said: Rate limit exceeded/);
-		expect(error.description).toBe('The service limits how often this account may call it. Open the list again in 30 s.');
+		expect(error.description).toBe('The service limits how often this account may call it. Try again in 30 s.');
 		expect(seen).toHaveLength(1);
 	});
 
-	it('a 429 without Retry-After: one more try, as for any failure, then the service\'s words and when to open the list again, without advice for a run', async () => {
+	it('a 429 without Retry-After: one more try, as for any failure, then the service\'s words and when to try again, without advice for a run', async () => {
 		// It probed until the editor's Max Wait (12 requests in 10 s) and then advised Max Wait 3600,
 		// Max Requests Per Minute and re-running the items not sent, naming the "40 accepted in a row"
 		// of earlier list loads.
@@ -162,7 +162,7 @@ describe('the template picker against a rate limit', () => {
 		const error = await callListSearch(editor).catch((caught: unknown) => caught as Error & { description?: string });
 		expect(seen).toHaveLength(3 + 2);
 		expect(error.message).toMatch(/too many requests \(code RATE\)/);
-		expect(error.description).toBe('The service limits how often this account may call it. Open the list again in a minute.');
+		expect(error.description).toBe('The service limits how often this account may call it. Try again in a minute.');
 		expect(`${error.message} ${error.description}`).not.toMatch(/Max Wait|Re-run|accepted|per-hour/);
 	});
 });

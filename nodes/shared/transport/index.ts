@@ -342,7 +342,7 @@ function nextStep(run: Run, attempt: Attempt, verdict: Verdict, failure: number,
 	const { outcome } = verdict;
 	if (outcome.type === 'rateLimited') {
 		// A person waits on an editor call (the picker, the variable fields): one more try at most, as
-		// for any failure, not probes until Max Wait (a dropdown sent 12 requests in 10 s).
+		// for any failure, not probes until Max Wait (one dropdown sent 16 requests in 10 s).
 		if (run.forEditor && refusals > run.policy.maxRetries) return { type: 'fail', error: run.failed(editorRateLimited(run, verdict.error().message, outcome.retryAfterMs)), fateUnknown: false };
 		// Refused for rate: the account pauses, and this request goes again at its place.
 		return { type: 'again' };
@@ -353,7 +353,7 @@ function nextStep(run: Run, attempt: Attempt, verdict: Verdict, failure: number,
 }
 
 /**
- * A rate limit met by an editor call: it says when to open the list again, not how to pace a run
+ * A rate limit met by an editor call: it says when to try again, not how to pace a run
  * (Max Wait, Max Requests Per Minute, the items not sent), nor what other calls the account had
  * accepted. `message` is the service's refusal in its words, or how long it asked to wait.
  */
@@ -361,7 +361,7 @@ function editorRateLimited(run: Run, message: string, askedMs?: number): NodeApi
 	const when = askedMs !== undefined ? `in ${Math.ceil(askedMs / 1000)} s` : 'in a minute';
 	return new NodeApiError(run.context.getNode(), { message }, {
 		message,
-		description: `The service limits how often this account may call it. Open the list again ${when}.`,
+		description: `The service limits how often this account may call it. Try again ${when}.`,
 		httpCode: '429',
 	});
 }
