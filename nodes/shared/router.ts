@@ -49,7 +49,7 @@ export interface OperationModule {
 export type ResourceOperations = Record<string, OperationModule>;
 
 /** An item's end: its output, or its error (`fateUnknown`: it may have been carried out all the same). */
-type ItemResult = { ok: true; data: IDataObject[] } | { ok: false; error: Error; fateUnknown?: boolean };
+type ItemResult = { ok: true; data: IDataObject[] } | { ok: false; error: Error; fateUnknown?: boolean; neverSent?: boolean };
 
 /** The value n8n gives the Custom API Call entry it adds to Resource and Operation. */
 const CUSTOM_API_CALL = '__CUSTOM_API_CALL__';
@@ -101,7 +101,7 @@ export async function router(this: IExecuteFunctions, resources: Record<string, 
 		prepared.map((item) => item && { request: item.request, recipient: item.recipient }),
 		(itemIndex, result) => {
 			if (!result.ok) {
-				results[itemIndex] = { ok: false, error: result.error, fateUnknown: result.fateUnknown };
+				results[itemIndex] = { ok: false, error: result.error, fateUnknown: result.fateUnknown, neverSent: result.neverSent };
 				if (result.fateUnknown) delivered?.remember(itemIndex, inputOf(itemIndex), results[itemIndex]);
 				prepared[itemIndex] = undefined;
 				return;
@@ -250,15 +250,19 @@ function itemList(indexes: number[]): string {
  * sent, so a re-run can skip the first and check the second.
  */
 function withRunSummary(context: IExecuteFunctions, error: Error, results: ItemResult[]): Error {
-	// Never sent: not started when the run stopped, or waiting for their turn when it was cancelled.
-	const neverSent = (failure: Error) => failure instanceof RunStoppedError || isCancellation(failure);
-	// The item whose error this is says what became of it in its own message (a cancel is no item's).
-	const own = neverSent(error) ? -1 : results.findIndex((result) => result && !result.ok && result.error === error);
+	// Never sent: not started when the run stopped, waiting for their turn when it was cancelled, or
+	// their wait ended (a limit that did not reopen, a halt) with nothing of them at the service.
+	const neverSent = (result: ItemResult) => !result.ok && (result.neverSent === true || result.error instanceof RunStoppedError || isCancellation(result.error));
+	// The item whose error this is says what became of it in its own message (a cancel is no item's),
+	// unless nothing of it was sent: "did not reopen within Max Wait" does not say so, and a re-run
+	// of the items listed as not sent left it out.
+	const ownIndex = results.findIndex((result) => result && !result.ok && result.error === error);
+	const own = ownIndex < 0 || neverSent(results[ownIndex]) ? -1 : ownIndex;
 	const where = (test: (result: ItemResult) => boolean) => results.flatMap((result, index) => (result && index !== own && test(result) ? [index] : []));
 	const sent = where((result) => result.ok);
-	const notSent = where((result) => !result.ok && neverSent(result.error));
-	const mayHaveGone = where((result) => !result.ok && !neverSent(result.error) && result.fateUnknown === true);
-	const failed = where((result) => !result.ok && !neverSent(result.error) && result.fateUnknown !== true);
+	const notSent = where((result) => neverSent(result));
+	const mayHaveGone = where((result) => !result.ok && !neverSent(result) && result.fateUnknown === true);
+	const failed = where((result) => !result.ok && !neverSent(result) && result.fateUnknown !== true);
 	if (sent.length === 0 && notSent.length === 0 && mayHaveGone.length === 0 && failed.length === 0) return error;
 	const items = (indexes: number[]) => `item${indexes.length > 1 ? 's' : ''} ${itemList(indexes)}`;
 	const summary = [

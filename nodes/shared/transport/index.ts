@@ -394,8 +394,9 @@ interface Job {
 /**
  * `fateUnknown`: the request went out and may have been carried out, though it failed, and was not
  * sent again for that reason (heldBackWhenInDoubt): n8n's Retry On Fail must not send it either.
+ * `neverSent`: nothing of it reached the service (its wait ended, or only refusals came back).
  */
-type JobResult = { ok: true; body: unknown } | { ok: false; error: Error; fateUnknown: boolean };
+type JobResult = { ok: true; body: unknown } | { ok: false; error: Error; fateUnknown: boolean; neverSent?: boolean };
 
 /**
  * Sends every job of a run, as many at once as the scheduler lets through, and reports each
@@ -418,7 +419,7 @@ export async function sendAll(run: Run, jobs: Array<Job | undefined>, onResult: 
 				onResult(index, await send(run, index, jobs[index]!.request));
 			} catch (error) {
 				// Its wait ended, or its credential cannot be used: nothing of it was sent.
-				onResult(index, { ok: false, error: error as Error, fateUnknown: false });
+				onResult(index, { ok: false, error: error as Error, fateUnknown: false, neverSent: true });
 			} finally {
 				queue.done(index);
 			}
