@@ -437,6 +437,26 @@ describe('an account limit found from refusals', () => {
 		expect(svc.log.filter(({ accepted }) => !accepted)).toHaveLength(refusedWhileFinding);
 	});
 
+	it('a learned limit creeps up only once ten windows\' worth went at it without a refusal, not with idle time: a later run after ten quiet windows gets no refusal', async () => {
+		const account = new Account();
+		const svc = service(10, 5_000, 50);
+		await sendAll(account, svc, 30);
+		expect(account.state.learned).toMatchObject({ count: 10, windowMs: 5_000 });
+		const refusedBefore = svc.log.filter(({ accepted }) => !accepted).length;
+		// An hour of nothing (720 windows): counted in time, the limit crept to 11 at the first answer
+		// of the next run, and its 11th request was refused, then the probes after it.
+		await vi.advanceTimersByTimeAsync(3_600_000);
+		await sendAll(account, svc, 30);
+		expect(svc.log.filter(({ accepted }) => !accepted)).toHaveLength(refusedBefore);
+		expect(account.state.learned).toMatchObject({ count: 10 });
+
+		// The plan was raised to 20: once ten windows' worth (100) went at 10 without a refusal, one more per window.
+		const raised = service(20, 5_000, 50);
+		await sendAll(account, raised, 120);
+		expect(raised.log.filter(({ accepted }) => !accepted)).toHaveLength(0);
+		expect(account.state.learned).toMatchObject({ count: 11 });
+	});
+
 	it('a fixed window (a counter reset each clock minute) without Retry-After: the window first learned too short is corrected at its next refusal, and the limit keeps its full count', async () => {
 		// The first pause sees the minute's counter reset 20 s after the first answers (the run began
 		// 40 s into a minute) and learns 30 per 20 s; the next 30 go 20 s later and are refused (the
@@ -522,7 +542,7 @@ describe('an account limit found from refusals', () => {
 		'a learned limit lets the next window start half the fastest round trip before a window has passed since the answers; a service counting arrivals refuses none (way there $wayThereMs ms of a 50 ms round trip)',
 		async ({ wayThereMs }) => {
 			const account = new Account();
-			account.learned = { count: 5, windowMs: 1_000, since: Date.now() };
+			account.learned = { count: 5, windowMs: 1_000, since: Date.now(), acceptedSince: 0 };
 			const svc = service(5, 1_000, 50, { wayThereMs });
 			const t0 = Date.now();
 			await sendAll(account, svc, 15, { maxConcurrent: 10 });

@@ -45,8 +45,8 @@ import { sleep } from 'n8n-workflow';
  *       (a request counted half the fastest round trip before its answer: the service counted it
  *       earlier, by at least the way back of the answer, and the next request still has its way
  *       there to go; together those take about a whole round trip). The count creeps up by 5%
- *       after ten quiet windows (a plan may be raised) and drops to what was accepted at the
- *       next refusal.
+ *       once ten windows' worth were accepted at it without a refusal (a plan may be raised;
+ *       idle time shows nothing) and drops to what was accepted at the next refusal.
  * 6. A pause longer than a run's Max Wait fails that run's waiting requests with
  *    LimitNotReopenedError (a last probe goes at Max Wait; a probe already under way then, another
  *    run's or one that hangs, is waited for a second more, or two of the fastest round trips when
@@ -274,7 +274,7 @@ const LAST_PROBE_ANSWER_MS = 1_000;
 /** Probes of one pause are at least this far apart. */
 const PROBE_MIN_GAP_MS = 250;
 
-/** A learned limit creeps up after this many quiet windows. */
+/** A learned limit creeps up once this many windows' worth were accepted at it without a refusal. */
 const CREEP_AFTER_WINDOWS = 10;
 
 /** A limit learned from the service's refusals: at most `count` answers in any `windowMs`. */
@@ -283,6 +283,8 @@ interface LearnedLimit {
 	windowMs: number;
 	/** When it was learned or last crept up. */
 	since: number;
+	/** Answers accepted since then (creep). */
+	acceptedSince: number;
 }
 
 /** The service is refusing for rate: probes until it accepts again. */
@@ -763,19 +765,25 @@ export class Account {
 	private reopened(probeStart: number, now: number): void {
 		const pause = this.pause!;
 		if (pause.accepted > 0 && !pause.stray) {
-			this.learned = { count: pause.accepted, windowMs: learnedWindow(probeStart - pause.oldest, pause.since - pause.oldest), since: now };
+			this.learned = { count: pause.accepted, windowMs: learnedWindow(probeStart - pause.oldest, pause.since - pause.oldest), since: now, acceptedSince: 0 };
 		}
 		this.pause = undefined;
 		this.pausedUntil = 0;
 		this.lastProbeAt = -Infinity;
 	}
 
-	/** Ten quiet windows: the plan may have been raised, so one more may go per window. */
+	/**
+	 * Ten windows' worth accepted at the learned limit without a refusal: the plan may have been
+	 * raised, so one more may go per window. Time alone is no evidence: counted in time, a later
+	 * run after ten idle windows (a daily batch against a per-minute limit) began one over the
+	 * limit, and its refusal and the probes after it came at every such run.
+	 */
 	private creep(now: number): void {
 		const learned = this.learned;
-		if (!learned || now - learned.since < CREEP_AFTER_WINDOWS * learned.windowMs) return;
+		if (!learned || ++learned.acceptedSince < CREEP_AFTER_WINDOWS * learned.count) return;
 		learned.count += Math.max(1, Math.round(learned.count * 0.05));
 		learned.since = now;
+		learned.acceptedSince = 0;
 	}
 
 	/**
