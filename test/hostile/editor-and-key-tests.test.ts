@@ -124,6 +124,15 @@ describe('the template picker and variable fields with records no template shoul
 	});
 });
 
+/** The error a call failed with (a call that succeeds fails the test). */
+const failureOf = async (call: Promise<unknown>) =>
+	await call.then(
+		() => {
+			throw new Error('expected the call to fail');
+		},
+		(caught: unknown) => caught as Error & { description?: string },
+	);
+
 // Last in this file: the account's pause (30 s, as the service asked) holds every later editor call of the credential.
 describe('the template picker against a rate limit', () => {
 	it('a Retry-After longer than the editor waits fails at once, after one request, saying so', async () => {
@@ -137,7 +146,7 @@ describe('the template picker against a rate limit', () => {
 			parameters: { resource: 'message', operation: 'sendTemplate' },
 			method: 'searchTemplates',
 		});
-		const error = await picking.catch((caught: unknown) => caught as Error & { description?: string });
+		const error = await failureOf(picking);
 		expect(error.message).toMatch(/^Rate limited: the service asked to wait 30 s\. The service said: Rate limit exceeded/);
 		expect(error.description).toBe('The service limits how often this account may call it. Try again in 30 s.');
 		expect(seen).toHaveLength(1);
@@ -159,7 +168,7 @@ describe('the template picker against a rate limit', () => {
 			method: 'searchTemplates',
 		};
 		for (let n = 0; n < 3; n++) await callListSearch(editor);
-		const error = await callListSearch(editor).catch((caught: unknown) => caught as Error & { description?: string });
+		const error = await failureOf(callListSearch(editor));
 		expect(seen).toHaveLength(3 + 2);
 		expect(error.message).toMatch(/too many requests \(code RATE\)/);
 		expect(error.description).toBe('The service limits how often this account may call it. Try again in a minute.');
