@@ -457,6 +457,25 @@ describe('an account limit found from refusals', () => {
 		expect(account.state.learned).toMatchObject({ count: 11 });
 	});
 
+	it('answers during a pause count nothing toward the creep, and a refusal starts its count again, though the pause teaches nothing', async () => {
+		// Five answers short of a creep when the window is found full (another client of the key).
+		const account = new Account();
+		account.learned = { count: 10, base: 10, windowMs: 1_000, acceptedSince: 95 };
+		const run = lane({ maxConcurrent: 10 });
+		const tickets: Ticket[] = [];
+		for (let i = 0; i < 10; i++) void account.acquire(run).then((ticket) => tickets.push(ticket));
+		await vi.advanceTimersByTimeAsync(50);
+		tickets[0].finish({ type: 'refused' });
+		// Under way when it came: they crept the limit to 11 in the pause, right after the refusal.
+		for (let i = 1; i < 10; i++) tickets[i].finish({ type: 'answered' });
+		expect(account.state.learned).toMatchObject({ count: 10, acceptedSince: 0 });
+		const probe = account.acquire(run);
+		await vi.advanceTimersByTimeAsync(5_000);
+		(await probe).finish({ type: 'answered' });
+		expect(account.state.pause).toBeUndefined();
+		expect(account.state.learned).toMatchObject({ count: 10 });
+	});
+
 	it('a fixed window (a counter reset each clock minute) without Retry-After: the window first learned too short is corrected at its next refusal, and the limit keeps its full count', async () => {
 		// The first pause sees the minute's counter reset 20 s after the first answers (the run began
 		// 40 s into a minute) and learns 30 per 20 s; the next 30 go 20 s later and are refused (the
@@ -542,7 +561,7 @@ describe('an account limit found from refusals', () => {
 		'a learned limit lets the next window start half the fastest round trip before a window has passed since the answers; a service counting arrivals refuses none (way there $wayThereMs ms of a 50 ms round trip)',
 		async ({ wayThereMs }) => {
 			const account = new Account();
-			account.learned = { count: 5, windowMs: 1_000, since: Date.now(), acceptedSince: 0 };
+			account.learned = { count: 5, base: 5, windowMs: 1_000, acceptedSince: 0 };
 			const svc = service(5, 1_000, 50, { wayThereMs });
 			const t0 = Date.now();
 			await sendAll(account, svc, 15, { maxConcurrent: 10 });

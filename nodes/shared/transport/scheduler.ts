@@ -36,8 +36,9 @@ import { sleep } from 'n8n-workflow';
  *    d. An accepted probe ends the pause (probes of its batch refused after it go again under
  *       the limit it taught, their Retry-After holding, and begin no new pause) and teaches the
  *       limit: what the service accepted before it refused (back to a quiet second, or two of
- *       the fastest round trips against a slow service; under a learned limit, its window back
- *       from when the refused request went), per the time from the oldest of those
+ *       the fastest round trips against a slow service; under a learned limit, its window, and
+ *       at least the learned count when none started with the refused request got past and the
+ *       window found is longer: it had not reopened), per the time from the oldest of those
  *       to the probe (the round length below it, when a whole-second Retry-After made the probe
  *       late). A pause in which a request started after the refused one was accepted teaches
  *       nothing: a full window refuses everything after it, so that refusal was a stray one.
@@ -46,7 +47,8 @@ import { sleep } from 'n8n-workflow';
  *       earlier, by at least the way back of the answer, and the next request still has its way
  *       there to go; together those take about a whole round trip). The count creeps up by 5%
  *       once ten windows' worth were accepted at it without a refusal (a plan may be raised;
- *       idle time shows nothing) and drops to what was accepted at the next refusal.
+ *       idle time shows nothing) and drops to what was accepted at the next refusal (to what it
+ *       was before, when the refused request was the creep's alone).
  * 6. A pause longer than a run's Max Wait fails that run's waiting requests with
  *    LimitNotReopenedError (a last probe goes at Max Wait; a probe already under way then, another
  *    run's or one that hangs, is waited for a second more, or two of the fastest round trips when
@@ -281,9 +283,9 @@ const CREEP_AFTER_WINDOWS = 10;
 interface LearnedLimit {
 	count: number;
 	windowMs: number;
-	/** When it was learned or last crept up. */
-	since: number;
-	/** Answers accepted since then (creep). */
+	/** The count before its latest creep (as learned, when it never crept): a refusal of the creep goes back to it. */
+	base: number;
+	/** Answers accepted since it was learned or last crept up (creep). */
 	acceptedSince: number;
 }
 
@@ -308,6 +310,12 @@ interface Pause {
 	refusedProbes: number;
 	/** The start number of the refused request that began the pause. */
 	refusedStart: number;
+	/** When that request started. */
+	refusedAt: number;
+	/** Begun under a learned limit: its count before its latest creep, and its window (see reopened). */
+	underLearned?: { base: number; windowMs: number };
+	/** A request started with the refused one (in the same moment, before it) was accepted: the window had room for it. */
+	batchAccepted: boolean;
 	/**
 	 * A request started after that one was accepted: the refusal was not a full window (which
 	 * refuses everything after it), so this pause teaches no limit. Its Retry-After still holds (while something waits on it: rule 7).
@@ -330,6 +338,8 @@ export class Account {
 	readonly counts = new Counts();
 	/** Answers that were not rate refusals: what the service accepted (learned limits). */
 	private readonly accepted = new TimeLog();
+	/** When the latest-started request that was accepted started. */
+	private latestAcceptedStart = -Infinity;
 	autoConcurrency: number = AUTO_CONCURRENCY.initial;
 	/**
 	 * Auto opens in rounds (rule 3): answers arrive in the order the service took them, the
@@ -663,16 +673,20 @@ export class Account {
 			// middle of the round trip, a busy n8n that wrote the request late made the probes early,
 			// each one refused and the next a whole round length later.)
 			this.accepted.add(end);
+			this.latestAcceptedStart = Math.max(this.latestAcceptedStart, startedAt);
 			// Only the probe ends the pause; a later-started request accepted meanwhile shows the refusal
 			// was a stray one. One started before the refused request, answered only after its refusal
 			// (answers cross on the way back: a slower route, a busier server thread), was accepted in
 			// the window that refused: it counts in what the pause teaches. Left out, a few tens of ms of
 			// jitter taught 1 or 2 of a limit of 10, and every later run crawled at that pace.
-			if (this.pause && probe) this.reopened(startedAt, end);
+			if (this.pause && probe) this.reopened(startedAt);
 			else if (this.pause && seq > this.pause.refusedStart) this.pause.stray = true;
-			else if (this.pause && startedAt <= this.pause.since) this.pause.accepted++;
+			else if (this.pause && startedAt <= this.pause.since) {
+				this.pause.accepted++;
+				if (startedAt >= this.pause.refusedAt) this.pause.batchAccepted = true;
+			}
 			this.adaptConcurrency(end - startedAt);
-			this.creep(end);
+			this.creep();
 		} else if (outcome.type === 'failed') {
 			this.autoConcurrency = Math.max(1, Math.floor(this.autoConcurrency * 0.9));
 		}
@@ -685,16 +699,27 @@ export class Account {
 			// The window the service counts holds what it accepted before this refusal: within the
 			// learned window when there is one (its oldest is the learned count's most recent one:
 			// earlier answers still inside the window are stragglers of a burst before), else the
-			// answers since the last quiet second. The learned window is counted back from when the
-			// refused request went, not from its answer: the answers whose leaving the window let it go
-			// were still in the service's count (its window is longer than learned: a counter reset
-			// each clock minute first looks like a shorter window), and left out, the limit learned at
-			// the next probe lost one of its places for good.
-			const since = this.learned ? startedAt - this.learned.windowMs : this.burstStart(now);
+			// answers since the last quiet second.
+			const since = this.learned ? now - this.learned.windowMs : this.burstStart(now);
 			const accepted = this.accepted.countAfter(since);
 			const skipped = this.learned ? Math.max(0, accepted - this.learned.count) : 0;
 			const oldest = this.accepted.nthAfter(since, skipped) ?? now;
-			this.pause = { since: now, oldest, accepted, nextProbeAt: now, probing: 0, batch: 1, refusedProbes: 0, refusedStart: seq, stray: false };
+			this.pause = {
+				since: now,
+				oldest,
+				accepted,
+				nextProbeAt: now,
+				probing: 0,
+				batch: 1,
+				refusedProbes: 0,
+				refusedStart: seq,
+				refusedAt: startedAt,
+				underLearned: this.learned && { base: this.learned.base, windowMs: this.learned.windowMs },
+				batchAccepted: this.latestAcceptedStart >= startedAt,
+				stray: false,
+			};
+			// A refusal: what the creep counts starts again.
+			if (this.learned) this.learned.acceptedSince = 0;
 		} else if (probe) {
 			this.pause.refusedProbes++;
 			// The time the service named was wrong once: from now on one probe at a time.
@@ -762,10 +787,21 @@ export class Account {
 	}
 
 	/** A probe was accepted: the pause ends, and what the service accepted before it teaches the limit. */
-	private reopened(probeStart: number, now: number): void {
+	private reopened(probeStart: number): void {
 		const pause = this.pause!;
 		if (pause.accepted > 0 && !pause.stray) {
-			this.learned = { count: pause.accepted, windowMs: learnedWindow(probeStart - pause.oldest, pause.since - pause.oldest), since: now, acceptedSince: 0 };
+			const windowMs = learnedWindow(probeStart - pause.oldest, pause.since - pause.oldest);
+			// Under a learned limit, a refused request none started with it got past, and a window found
+			// longer than learned: the window had not reopened yet (a counter reset each clock minute
+			// first looks like a shorter window), the count is not smaller. The request took the place
+			// of one the learned window had let go, which the count back from the refusal leaves out:
+			// counted so, the limit lost that place for good (29 of 30), and the last item of 90 waited
+			// a minute more. Otherwise what the window held is the limit (a plan lowered, a creep
+			// refused, a token bucket's refill).
+			const { underLearned } = pause;
+			const longer = underLearned !== undefined && !pause.batchAccepted && windowMs > underLearned.windowMs;
+			const count = longer ? Math.max(pause.accepted, underLearned.base) : pause.accepted;
+			this.learned = { count, base: count, windowMs, acceptedSince: 0 };
 		}
 		this.pause = undefined;
 		this.pausedUntil = 0;
@@ -778,11 +814,12 @@ export class Account {
 	 * run after ten idle windows (a daily batch against a per-minute limit) began one over the
 	 * limit, and its refusal and the probes after it came at every such run.
 	 */
-	private creep(now: number): void {
+	private creep(): void {
 		const learned = this.learned;
-		if (!learned || ++learned.acceptedSince < CREEP_AFTER_WINDOWS * learned.count) return;
+		// Answers during a pause are no evidence of room: the service is refusing.
+		if (!learned || this.pause || ++learned.acceptedSince < CREEP_AFTER_WINDOWS * learned.count) return;
+		learned.base = learned.count;
 		learned.count += Math.max(1, Math.round(learned.count * 0.05));
-		learned.since = now;
 		learned.acceptedSince = 0;
 	}
 
