@@ -124,6 +124,23 @@ describe('the template picker and variable fields with records no template shoul
 	});
 });
 
+describe('the template picker against a rate limit and a failure', () => {
+	it('429, then 503: its one retry is spent, whatever failed (rate refusals and failures were counted apart: 3 requests)', async () => {
+		const answers = [429, 503, 429, 503];
+		const { url, seen } = await serve((_req, res) => json(res, answers.shift() ?? 503, { error: { code: 'E', message: 'not now' } }));
+		const error = await failureOf(
+			callListSearch({
+				nodeType: 'messaging',
+				credentials: { messagingBearerApi: { accessToken: KEY, templatesBaseUrl: url } },
+				parameters: { resource: 'message', operation: 'sendTemplate' },
+				method: 'searchTemplates',
+			}),
+		);
+		expect(error.message).toMatch(/not now/);
+		expect(seen).toHaveLength(2);
+	});
+});
+
 /** The error a call failed with (a call that succeeds fails the test). */
 const failureOf = async (call: Promise<unknown>) =>
 	await call.then(
@@ -133,7 +150,7 @@ const failureOf = async (call: Promise<unknown>) =>
 		(caught: unknown) => caught as Error & { description?: string },
 	);
 
-// Last in this file: the account's pause (30 s, as the service asked) holds every later editor call of the credential.
+// A pause a test's 429 begins ends once its call gives up (nothing waits on it: the scheduler's rule 7), so it holds no later call.
 describe('the template picker against a rate limit', () => {
 	it('a Retry-After longer than the editor waits fails at once, after one request, saying so', async () => {
 		const { url, seen } = await serve((_req, res) => {

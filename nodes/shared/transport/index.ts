@@ -258,7 +258,7 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 	let place: number | undefined;
 	/** Attempts that failed other than by a rate refusal: Max Retries bounds these (Max Wait bounds refusals). */
 	let failures = 0;
-	/** Attempts refused for rate: an editor call gives up after Max Retries of them too (see nextStep). */
+	/** Attempts refused for rate: an editor call counts them with its failures under Max Retries (see nextStep). */
 	let refusals = 0;
 	/** The error of the last attempt that may have been carried out, while it waits to go again. */
 	let errorIfNotTriedAgain: NodeApiError | undefined;
@@ -283,7 +283,8 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 			// Decided before the ticket is finished: a failure stops the run before the next waiting
 			// request can be let through in its place.
 			if (verdict.type === 'retryable' && verdict.outcome.type === 'rateLimited') refusals++;
-			next = nextStep(run, attempt, verdict, failures + 1, refusals);
+			// A person waits on an editor call: its one retry is for whatever failed, a refusal for rate included.
+			next = run.forEditor ? nextStep(run, attempt, verdict, failures + refusals + 1, failures + refusals) : nextStep(run, attempt, verdict, failures + 1, refusals);
 		} finally {
 			// An attempt the run abandoned (a Stop's grace ran out, a cancel) got no answer, whatever
 			// its verdict says: it teaches nothing (counted as accepted, an abandoned probe would end a
@@ -334,7 +335,8 @@ type Next = { type: 'done'; body: unknown } | { type: 'fail'; error: Error; fate
 /**
  * What one attempt's verdict means for its item: done, failed (through run.failed, which decides
  * what that means for the run), again at its place (a rate refusal), or again after a backoff.
- * `failure` is the number this attempt would be among the item's failures that Max Retries bounds.
+ * `failure` is the number this attempt would be among the item's failures that Max Retries bounds;
+ * `refusals` the rate refusals so far (for an editor call, its failures too).
  */
 function nextStep(run: Run, attempt: Attempt, verdict: Verdict, failure: number, refusals: number): Next {
 	if (verdict.type === 'done') return { type: 'done', body: verdict.body };
