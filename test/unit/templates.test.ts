@@ -78,6 +78,17 @@ describe('filterTemplates', () => {
 	];
 	const ids = (filters: Record<string, unknown>) => filterTemplates(templates, filters as never).map((t) => t.id);
 
+	it('a field of another type than text matches no filter (the picker calls such a status unknown); a numeric name is its digits', () => {
+		const odd = [
+			record({ id: 7, status: ['APPROVED'] as never }),
+			record({ id: 8, name: { text: 'object' } as never }),
+			record({ id: 9, name: 12345 as never }),
+		];
+		expect(filterTemplates(odd, { status: 'APPROVED' }).map((t) => t.id)).toEqual([8, 9]);
+		expect(filterTemplates(odd, { nameContains: 'object' }).map((t) => t.id)).toEqual([]);
+		expect(filterTemplates(odd, { nameContains: '234' }).map((t) => t.id)).toEqual([9]);
+	});
+
 	it('filters by status, category, language (en matches en_US) and name, case-insensitively', () => {
 		expect(ids({})).toEqual([1, 2, 3]);
 		expect(ids({ status: 'APPROVED' })).toEqual([1, 3]);

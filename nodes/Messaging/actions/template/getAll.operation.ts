@@ -78,19 +78,25 @@ const same = (a: unknown, b: unknown) => String(a ?? '').toLowerCase() === Strin
 const anyOf = (wanted: unknown, actual: unknown) =>
 	(Array.isArray(wanted) ? wanted : [wanted]).some((value) => same(value, actual));
 
-export function filterTemplates(templates: TemplateRecord[], filters: IDataObject): TemplateRecord[] {
+/** A record's field as text for the filters: a list or an object is no status, category or language (the picker calls such a status unknown). */
+const textOf = (value: unknown) => (typeof value === 'string' ? value : '');
+
+export function filterTemplates(records: TemplateRecord[], filters: IDataObject): TemplateRecord[] {
 	const { status, category, language, nameContains } = filters;
+	const templates = records.map((record) => ({ record, status: textOf(record.status), category: textOf(record.category), language: textOf(record.language), name: typeof record.name === 'number' ? String(record.name) : textOf(record.name) }));
 	const present = (value: unknown) => value !== undefined && value !== null && value !== '' && !(Array.isArray(value) && value.length === 0);
-	return templates.filter(
-		(template) =>
-			(!present(status) || anyOf(status, template.status)) &&
-			(!present(category) || anyOf(category, template.category)) &&
-			(!present(language) ||
-				(Array.isArray(language) ? language : [language]).some(
-					(code) => same(code, template.language) || String(template.language ?? '').toLowerCase().startsWith(`${String(code).toLowerCase()}_`),
-				)) &&
-			(!present(nameContains) || String(template.name ?? '').toLowerCase().includes(String(nameContains).toLowerCase())),
-	);
+	return templates
+		.filter(
+			(template) =>
+				(!present(status) || anyOf(status, template.status)) &&
+				(!present(category) || anyOf(category, template.category)) &&
+				(!present(language) ||
+					(Array.isArray(language) ? language : [language]).some(
+						(code) => same(code, template.language) || template.language.toLowerCase().startsWith(`${String(code).toLowerCase()}_`),
+					)) &&
+				(!present(nameContains) || template.name.toLowerCase().includes(String(nameContains).toLowerCase())),
+		)
+		.map(({ record }) => record);
 }
 
 export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedItem {
