@@ -218,21 +218,38 @@ function mayHaveBeenDelivered(attempt: Attempt): { messageSuffix?: string; note?
 	};
 }
 
-/** The account's rate limit did not reopen within the run's Max Wait: the run stops, in a user's words, then the service's. */
-export function limitNotReopenedError(attempt: Attempt, limit: LimitNotReopenedError, said: string | undefined): NodeApiError {
-	const max = `Max Wait (${seconds(limit.maxWaitMs)})`;
+/**
+ * The account's rate limit did not reopen within Max Wait, or the service asked for longer. A run
+ * stops in a user's words, then the service's: what the limit was and what to set. An editor call
+ * (a person waits on a dropdown) says when to try again instead (rateLimitedInEditor).
+ */
+export function limitNotReopenedError(attempt: Attempt, limit: LimitNotReopenedError, said: string | undefined, forEditor = false): NodeApiError {
+	const max = forEditor ? seconds(limit.maxWaitMs) : `Max Wait (${seconds(limit.maxWaitMs)})`;
+	const asked = limit.askedMs !== undefined ? `Rate limited: the service asked to wait ${Math.ceil(limit.askedMs / 1000)} s` : undefined;
+	const saidToo = said !== undefined ? `. The service said: ${said}` : '';
+	if (forEditor) return rateLimitedInEditor(attempt, `${asked ?? `Rate limited: the account's limit did not reopen within ${max}`}${saidToo}`, limit.askedMs);
 	const accepted = limit.acceptedBefore > 0 ? ` after it accepted ${limit.acceptedBefore} in a row` : '';
-	const reason = `${
-		limit.askedMs !== undefined
-			? `Rate limited: the service asked to wait ${Math.ceil(limit.askedMs / 1000)} s, more than ${max}`
-			: `The account's rate limit was reached${accepted} and did not reopen within ${max}: it is probably a per-hour limit`
-	}${said !== undefined ? `. The service said: ${said}` : ''}`;
+	const reason = `${asked !== undefined ? `${asked}, more than ${max}` : `The account's rate limit was reached${accepted} and did not reopen within ${max}: it is probably a per-hour limit`}${saidToo}`;
 	return serviceError(attempt.context.getNode(), {
 		status: 429,
 		failure: { reason },
 		itemIndex: attempt.itemIndex,
 		kind: 'rateLimit',
 		...(limit.askedMs !== undefined ? { retryAfterMs: limit.askedMs } : {}),
+	});
+}
+
+/**
+ * A rate limit met by an editor call: it says when to try again, not how to pace a run (Max Wait,
+ * Max Requests Per Minute, the items not sent), nor what other calls the account had accepted.
+ * `message` is the service's refusal in its words, or how long it asked to wait.
+ */
+export function rateLimitedInEditor(attempt: Attempt, message: string, askedMs?: number): NodeApiError {
+	const when = askedMs !== undefined ? `in ${Math.ceil(askedMs / 1000)} s` : 'in a minute';
+	return new NodeApiError(attempt.context.getNode(), { message }, {
+		message,
+		description: `The service limits how often this account may call it. Try again ${when}.`,
+		httpCode: '429',
 	});
 }
 

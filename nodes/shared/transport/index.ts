@@ -13,7 +13,7 @@ import type { ICredentialDataDecryptedObject, IExecuteFunctions, IHttpRequestMet
 import { Deadlines } from './answer';
 import { SERVICE_APIS } from './apis';
 import type { RequestContext, ServiceApi, ServiceRequest } from './apis';
-import { attemptOnce, haltedError, heldBackWhenInDoubt, hostOf, limitNotReopenedError, mayHaveDone } from './attempt';
+import { attemptOnce, haltedError, heldBackWhenInDoubt, hostOf, limitNotReopenedError, mayHaveDone, rateLimitedInEditor } from './attempt';
 import type { Attempt, Verdict } from './attempt';
 import { normalizeBaseUrl } from './baseUrl';
 import type { BaseUrlCheck } from './baseUrl';
@@ -283,8 +283,7 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 			// Decided before the ticket is finished: a failure stops the run before the next waiting
 			// request can be let through in its place.
 			if (verdict.type === 'retryable' && verdict.outcome.type === 'rateLimited') refusals++;
-			// A person waits on an editor call: its one retry is for whatever failed, a refusal for rate included.
-			next = run.forEditor ? nextStep(run, attempt, verdict, failures + refusals + 1, failures + refusals) : nextStep(run, attempt, verdict, failures + 1, refusals);
+			next = nextStep(run, attempt, verdict, { failures, refusals });
 		} finally {
 			// An attempt the run abandoned (a Stop's grace ran out, a cancel) got no answer, whatever
 			// its verdict says: it teaches nothing (counted as accepted, an abandoned probe would end a
@@ -335,49 +334,31 @@ type Next = { type: 'done'; body: unknown } | { type: 'fail'; error: Error; fate
 /**
  * What one attempt's verdict means for its item: done, failed (through run.failed, which decides
  * what that means for the run), again at its place (a rate refusal), or again after a backoff.
- * `failure` is the number this attempt would be among the item's failures that Max Retries bounds;
- * `refusals` the rate refusals so far (for an editor call, its failures too).
+ * `tried`: the item's failed attempts before this one that Max Retries bounds, and its rate
+ * refusals so far, this one's included.
  */
-function nextStep(run: Run, attempt: Attempt, verdict: Verdict, failure: number, refusals: number): Next {
+function nextStep(run: Run, attempt: Attempt, verdict: Verdict, tried: { failures: number; refusals: number }): Next {
 	if (verdict.type === 'done') return { type: 'done', body: verdict.body };
 	if (verdict.type === 'failed') return { type: 'fail', error: run.failed(verdict.error, verdict.haltsRun), fateUnknown: fateUnknown(attempt, verdict) };
 	const { outcome } = verdict;
+	// Retries Max Retries bounds: failures; for an editor call (a person waits) rate refusals too.
+	const spent = run.forEditor ? tried.failures + tried.refusals : tried.failures;
 	if (outcome.type === 'rateLimited') {
 		// A person waits on an editor call (the picker, the variable fields): one more try at most, as
 		// for any failure, not probes until Max Wait (one dropdown sent 16 requests in 10 s).
-		if (run.forEditor && refusals > run.policy.maxRetries) return { type: 'fail', error: run.failed(editorRateLimited(run, verdict.error().message, outcome.retryAfterMs)), fateUnknown: false };
+		if (run.forEditor && spent > run.policy.maxRetries) return { type: 'fail', error: run.failed(rateLimitedInEditor(attempt, verdict.error().message, outcome.retryAfterMs)), fateUnknown: false };
 		// Refused for rate: the account pauses, and this request goes again at its place.
 		return { type: 'again' };
 	}
-	const decision = decideRetry(outcome, failure, attempt.idempotent, run.policy);
+	const decision = decideRetry(outcome, spent + 1, attempt.idempotent, run.policy);
 	if (!decision.retry) return { type: 'fail', error: run.failed(verdict.error()), fateUnknown: fateUnknown(attempt, verdict) };
 	return { type: 'backoff', waitMs: decision.waitMs };
-}
-
-/**
- * A rate limit met by an editor call: it says when to try again, not how to pace a run
- * (Max Wait, Max Requests Per Minute, the items not sent), nor what other calls the account had
- * accepted. `message` is the service's refusal in its words, or how long it asked to wait.
- */
-function editorRateLimited(run: Run, message: string, askedMs?: number): NodeApiError {
-	const when = askedMs !== undefined ? `in ${Math.ceil(askedMs / 1000)} s` : 'in a minute';
-	return new NodeApiError(run.context.getNode(), { message }, {
-		message,
-		description: `The service limits how often this account may call it. Try again ${when}.`,
-		httpCode: '429',
-	});
 }
 
 /** An item's wait ended without a start: the run stopped, another item halted it, or the limit did not reopen. */
 function waitEnded(run: Run, target: Target, attempt: Attempt, reason: unknown): Error {
 	if (reason instanceof HaltedError) return run.failed(haltedError(attempt, reason.cause));
-	if (reason instanceof LimitNotReopenedError && run.forEditor) {
-		const message =
-			reason.askedMs !== undefined
-				? `Rate limited: the service asked to wait ${Math.ceil(reason.askedMs / 1000)} s`
-				: `Rate limited: the account's limit did not reopen within ${Math.round(reason.maxWaitMs / 1000)} s`;
-		return run.failed(editorRateLimited(run, `${message}${target.lastRefusal !== undefined ? `. The service said: ${target.lastRefusal}` : ''}`, reason.askedMs));
-	}
+	if (reason instanceof LimitNotReopenedError && run.forEditor) return run.failed(limitNotReopenedError(attempt, reason, target.lastRefusal, true));
 	// The first item to give up stops the run; the others waiting with it were simply not sent. With
 	// Continue On Fail the limit holds the run's later items as well: they fail with it at once,
 	// rather than each trying again and waiting out Max Wait in turn.
