@@ -113,12 +113,19 @@ export function templateProblem(record: TemplateRecord): string | undefined {
 /** "Template "name" (id)": how errors name a template. */
 export const templateName = (record: TemplateRecord) => `Template "${nameOf(record)}" (${String(record.template_id)})`;
 
-/** The name a template goes by: its name as text (a number too), else its ID, never "null" or "[object Object]". */
-export function nameOf(record: TemplateRecord): string {
+/** A record's field as text: a list or an object is no status, category or language (a status read so is "unknown"). */
+export const textOf = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+/** A template's name as text: a numeric name is its digits; any other type none. */
+export const nameText = (record: TemplateRecord): string => {
 	const name: unknown = record.name;
-	if (typeof name === 'string' && name.trim() !== '') return name;
-	if (typeof name === 'number' && Number.isFinite(name)) return String(name);
-	return String(record.template_id);
+	return typeof name === 'number' && Number.isFinite(name) ? String(name) : textOf(name);
+};
+
+/** The name a template goes by: its name as text, else its ID, never "null" or "[object Object]". */
+export function nameOf(record: TemplateRecord): string {
+	const name = nameText(record);
+	return name.trim() !== '' ? name : String(record.template_id);
 }
 
 /** The variable a placeholder match stands for. */
@@ -238,7 +245,7 @@ export function templateVariables(record: TemplateRecord): TemplateVariable[] {
 }
 
 // A status that is not text (a number, an object) is no status the node knows: shown as unknown, not as "[OBJECT OBJECT]".
-const statusOf = (record: TemplateRecord) => (typeof record.status === 'string' ? record.status.toUpperCase() : '');
+const statusOf = (record: TemplateRecord) => textOf(record.status).toUpperCase();
 
 export const isApproved = (record: TemplateRecord) => statusOf(record) === 'APPROVED';
 
@@ -255,7 +262,7 @@ function notSendable(record: TemplateRecord): string {
  * one that is not approved "spring_sale (en) — REJECTED, cannot be sent: Spring sale! …".
  */
 export function templateLabel(record: TemplateRecord): string {
-	const language = typeof record.language === 'string' && record.language !== '' ? ` (${record.language})` : '';
+	const language = textOf(record.language) !== '' ? ` (${record.language})` : '';
 	const text = shortened(templateText(record), 80);
 	const problem = templateProblem(record);
 	const mark = problem ? `cannot be used: ${problem}` : isApproved(record) ? '' : notSendable(record);

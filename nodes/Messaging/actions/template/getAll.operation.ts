@@ -5,7 +5,7 @@ import { returnAllOrLimitFields } from '../../../shared/descriptions';
 import { isObject } from '../../../shared/errors';
 import type { PreparedItem } from '../../../shared/router';
 import { ItemInput } from '../../../shared/validation';
-import { LIST_TEMPLATES } from '../../templates';
+import { LIST_TEMPLATES, nameText, textOf } from '../../templates';
 import type { TemplateRecord } from '../../templates';
 
 export const option = {
@@ -78,25 +78,20 @@ const same = (a: unknown, b: unknown) => String(a ?? '').toLowerCase() === Strin
 const anyOf = (wanted: unknown, actual: unknown) =>
 	(Array.isArray(wanted) ? wanted : [wanted]).some((value) => same(value, actual));
 
-/** A record's field as text for the filters: a list or an object is no status, category or language (the picker calls such a status unknown). */
-const textOf = (value: unknown) => (typeof value === 'string' ? value : '');
-
-export function filterTemplates(records: TemplateRecord[], filters: IDataObject): TemplateRecord[] {
+export function filterTemplates(templates: TemplateRecord[], filters: IDataObject): TemplateRecord[] {
 	const { status, category, language, nameContains } = filters;
-	const templates = records.map((record) => ({ record, status: textOf(record.status), category: textOf(record.category), language: textOf(record.language), name: typeof record.name === 'number' ? String(record.name) : textOf(record.name) }));
 	const present = (value: unknown) => value !== undefined && value !== null && value !== '' && !(Array.isArray(value) && value.length === 0);
-	return templates
-		.filter(
-			(template) =>
-				(!present(status) || anyOf(status, template.status)) &&
-				(!present(category) || anyOf(category, template.category)) &&
-				(!present(language) ||
-					(Array.isArray(language) ? language : [language]).some(
-						(code) => same(code, template.language) || template.language.toLowerCase().startsWith(`${String(code).toLowerCase()}_`),
-					)) &&
-				(!present(nameContains) || template.name.toLowerCase().includes(String(nameContains).toLowerCase())),
-		)
-		.map(({ record }) => record);
+	// Text fields only (textOf): a status ['APPROVED'] is no Approved one.
+	return templates.filter(
+		(template) =>
+			(!present(status) || anyOf(status, textOf(template.status))) &&
+			(!present(category) || anyOf(category, textOf(template.category))) &&
+			(!present(language) ||
+				(Array.isArray(language) ? language : [language]).some(
+					(code) => same(code, textOf(template.language)) || textOf(template.language).toLowerCase().startsWith(`${String(code).toLowerCase()}_`),
+				)) &&
+			(!present(nameContains) || nameText(template).toLowerCase().includes(String(nameContains).toLowerCase())),
+	);
 }
 
 export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedItem {
