@@ -810,7 +810,7 @@ export class Account {
 
 	/**
 	 * Ten windows' worth accepted at the learned limit without a refusal: the plan may have been
-	 * raised, so one more may go per window. Time alone is no evidence: counted in time, a later
+	 * raised, so 5% more (at least one) may go per window. Time alone is no evidence: counted in time, a later
 	 * run after ten idle windows (a daily batch against a per-minute limit) began one over the
 	 * limit, and its refusal and the probes after it came at every such run.
 	 */
