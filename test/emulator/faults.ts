@@ -61,7 +61,8 @@ export type FaultAction =
 	| { kind: 'success-false' }
 	| { kind: 'redirect'; status: RedirectStatus; location: string | null }
 	| { kind: 'non-service-200'; variant: NonService200 }
-	| { kind: 'echo-key' };
+	/** `html`: the credential as an HTML page escapes it (every character but letters, digits, `_` and spaces as a decimal entity). */
+	| { kind: 'echo-key'; html?: boolean };
 
 type Probability = Extract<keyof Faults, `p${string}`>;
 
@@ -101,6 +102,7 @@ const SCRIPT_ACTIONS: Record<ScriptStep, (d: Draw) => FaultAction> = {
 	'wrong-shape-200': nonService('wrong-shape-200'),
 	'5xx-ratelimit-text': () => ({ kind: '5xx-ratelimit-text', status: 503 }),
 	'echo-key': () => ({ kind: 'echo-key' }),
+	'echo-key-html': () => ({ kind: 'echo-key', html: true }),
 };
 
 /**

@@ -205,6 +205,13 @@ describe('careless service texts', () => {
 		expect(emulator.requests.map((r) => r.outcome)).toEqual(['echo-key', 'echo-key', 'echo-key']);
 		expect(emulator.deliveries).toEqual([]);
 	});
+
+	it('echo-key-html: the credential as a page escapes it, `/`, `+` and `=` as decimal entities', async () => {
+		emulator.setFaults({ script: ['echo-key-html'] });
+		const direct = await api.send({ phone: PHONE, text: 'x' }, { authorization: 'Bearer sk_live/Ab+cD9=ef1' });
+		expect(direct.body).toEqual({ message: 'Message sending failed | Reason: Invalid token: Bearer sk_live&#47;Ab&#43;cD9&#61;ef1' });
+		expect(emulator.deliveries).toEqual([]);
+	});
 });
 
 describe('hostile Retry-After', () => {

@@ -22,6 +22,9 @@ import type { Outcome, RequestRecord } from './types';
 const credentialOf = (headers: IncomingHttpHeaders): string =>
 	[headers.authorization, headers['x-api-key']].filter((value) => value !== undefined).join(' ') || '(none)';
 
+/** As an OWASP-style encoder writes text into a page: `/`, `+`, `=` and the like as `&#47;`, `&#43;`, `&#61;`. */
+const htmlEscaped = (text: string): string => text.replace(/[^A-Za-z0-9_ ]/g, (char) => `&#${char.codePointAt(0)};`);
+
 export interface EmulatorServer {
 	server: Server;
 	/** Stop timers (latency, hangs) and drop open connections, then close. */
@@ -126,7 +129,7 @@ export function createEmulatorServer(deps: ControlDeps): EmulatorServer {
 				reply(res, record, rejection(route.style, COMMON_ERRORS.rateLimitText(action.status), '5xx-ratelimit-text'));
 				return;
 			case 'echo-key':
-				reply(res, record, rejection(route.style, COMMON_ERRORS.echoKey(credentialOf(req.headers)), 'echo-key'));
+				reply(res, record, rejection(route.style, COMMON_ERRORS.echoKey(action.html ? htmlEscaped(credentialOf(req.headers)) : credentialOf(req.headers)), 'echo-key'));
 				return;
 			case 'success-false': {
 				const body = route.isSend ? successFalseBody(route.style) : undefined;

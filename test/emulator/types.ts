@@ -147,7 +147,8 @@ export type ScriptStep =
 	| 'empty-200'
 	| 'wrong-shape-200'
 	| '5xx-ratelimit-text'
-	| 'echo-key';
+	| 'echo-key'
+	| 'echo-key-html';
 
 export interface RateLimitFault {
 	/** Send requests allowed per window. */

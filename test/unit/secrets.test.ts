@@ -96,3 +96,35 @@ describe('parseScrubbed: the body scrubbed before and after it is parsed', () =>
 		expect(parseScrubbed('{"12345678901":"x"}', secretValues(['12345678901']))).toEqual({ '[redacted]': 'x' });
 	});
 });
+
+describe('a key as an escaper spells it, whichever characters it escapes', () => {
+	const key = 'sk_live/Ab+cD9=ef12345678';
+	const keySecrets = secretValues([key]);
+	const spellings: Array<[string, string]> = [
+		// OWASP-style: every character but letters, digits and `_` as a number.
+		['decimal entities for / + =', 'sk_live&#47;Ab&#43;cD9&#61;ef12345678'],
+		['hex entities, upper case, leading zeros', 'sk_live&#X002F;Ab&#x2b;cD9&#x3D;ef12345678'],
+		['every character as a decimal entity', Array.from(key, (char) => `&#${char.codePointAt(0)};`).join('')],
+		['letters percent-encoded too', Array.from(key, (char) => `%${char.charCodeAt(0).toString(16)}`).join('')],
+		['a mixture of raw, entity, percent and JSON escape', 'sk_live\\/Ab%2BcD9&#61;ef1234%35678'],
+	];
+	it.each(spellings)('%s: scrubbed', (_, echoed) => {
+		expect(scrubText(`key ${echoed} is not valid`, keySecrets)).toBe('key [redacted] is not valid');
+		// In a JSON answer's text too (where `\/` is JSON's escape of `/`), which stays readable.
+		expect(parseScrubbed(`{"success":false,"message":"Invalid API key","details":"key ${echoed} is not valid"}`, keySecrets)).toEqual({
+			success: false,
+			message: 'Invalid API key',
+			details: 'key [redacted] is not valid',
+		});
+	});
+
+	it('named entities for the markup characters, mixed with raw ones', () => {
+		const markup = secretValues(['k&y<1>"2\'3abcdef']);
+		expect(scrubText('echo k&amp;y&lt;1>&quot;2&#39;3ABCDEF end', markup)).toBe('echo [redacted] end');
+		expect(scrubText('echo k&y&lt;1&gt;"2&apos;3abcdef end', markup)).toBe('echo [redacted] end');
+	});
+
+	it('text that only resembles the key is left alone', () => {
+		expect(scrubText('sk_live&#47;Ab&#43;cD9&#61;ef1234567 and sk_live/Ab+cD9ef12345678', keySecrets)).toBe('sk_live&#47;Ab&#43;cD9&#61;ef1234567 and sk_live/Ab+cD9ef12345678');
+	});
+});

@@ -47,42 +47,43 @@ function base64Forms(secret: string): string[] {
 	return forms;
 }
 
+/** The names HTML gives the characters a page must escape (others, `+` among them, it writes by number: `&#43;`). */
+const NAMED_ENTITIES: Record<string, string[]> = { '&': ['&amp;'], '<': ['&lt;'], '>': ['&gt;'], '"': ['&quot;'], "'": ['&apos;'] };
+
 /**
- * The secret as an HTML page writes it: its markup characters as entities (`&amp;`, `&#39;`, ...),
- * plus `+` as `&#43;` as Go's html/template writes it, or every character that is not a letter or
- * a digit as a decimal or hex entity. A proxy's error page that echoes the key does one of these.
+ * One character of a secret as it is written, or as a page, a URL or JSON text spells it: a
+ * decimal or hex entity (with leading zeros, in any case: the pattern ignores case), its HTML
+ * name, its UTF-8 bytes percent-encoded, or JSON's escape of `"`, `\` and `/`. Each character
+ * on its own, so every mixture matches: an escaper that writes `/`, `+` and `=` as entities but
+ * leaves `_` (OWASP's encoders do), one that escapes only `& < > "`, a URL that encodes letters.
  */
-function htmlForms(secret: string): string[] {
-	const named: Record<string, string[]> = { '&': ['&amp;'], '<': ['&lt;'], '>': ['&gt;'], '"': ['&quot;', '&#34;'], "'": ['&#39;', '&#039;', '&apos;'], '+': ['&#43;'] };
-	const forms = new Set<string>();
-	for (const pick of [0, 1, 2]) forms.add(Array.from(secret, (char) => named[char]?.[Math.min(pick, named[char].length - 1)] ?? char).join(''));
-	const entity = (hex: boolean) => Array.from(secret, (char) => (/[\p{L}\p{N}]/u.test(char) ? char : hex ? `&#x${char.codePointAt(0)!.toString(16)};` : `&#${char.codePointAt(0)};`)).join('');
-	forms.add(entity(false));
-	forms.add(entity(true));
-	forms.delete(secret);
-	return [...forms];
+function spelledChar(char: string): string {
+	const code = char.codePointAt(0)!;
+	const written = [
+		char,
+		...(NAMED_ENTITIES[char] ?? []),
+		Array.from(new TextEncoder().encode(char), (byte) => `%${byte.toString(16).padStart(2, '0')}`).join(''),
+		...(char === '"' || char === '\\' || char === '/' ? [`\\${char}`] : []),
+	];
+	return `(?:${[`&#0*${code};`, `&#x0*${code.toString(16)};`, ...written.map(escapeRegExp)].join('|')})`;
 }
+
+/** The secret in every spelling of each of its characters (spelledChar). */
+const spelled = (secret: string) => Array.from(secret, spelledChar).join('');
 
 export function secretValues(values: unknown[]): Secrets {
 	const all = [...new Set(values.filter((value): value is string => typeof value === 'string' && value.trim() !== '').map((value) => value.trim()))];
 	const secrets = all.filter((secret) => secret.length >= MIN_SECRET_LENGTH);
 	const short = all.filter((secret) => secret.length < MIN_SECRET_LENGTH);
 	if (all.length === 0) return NO_SECRETS;
-	const plain = new Set<string>();
-	for (const secret of secrets) {
-		plain.add(secret);
-		plain.add(encodeURIComponent(secret));
-		plain.add(JSON.stringify(secret).slice(1, -1));
-		for (const form of htmlForms(secret)) plain.add(form);
-		// Hex of its bytes (a debugging proxy's dump); either letter case, as every form here.
-		plain.add(Array.from(new TextEncoder().encode(secret), (byte) => byte.toString(16).padStart(2, '0')).join(''));
-	}
 	const byLength = (a: string, b: string) => b.length - a.length;
 	const either = (forms: Iterable<string>) => [...forms].sort(byLength).map(escapeRegExp).join('|');
+	// Hex of its bytes (a debugging proxy's dump), and every spelling of each character.
+	const hex = (secret: string) => Array.from(new TextEncoder().encode(secret), (byte) => byte.toString(16).padStart(2, '0')).join('');
+	const longestFirst = [...secrets].sort(byLength);
+	const anyCase = [...longestFirst.map(spelled), ...longestFirst.map((secret) => escapeRegExp(hex(secret)))].join('|');
 	return {
-		...(secrets.length > 0
-			? { anyCase: new RegExp(either(plain), 'gi'), encoded: new RegExp(either(new Set(secrets.flatMap(base64Forms))), 'g') }
-			: {}),
+		...(secrets.length > 0 ? { anyCase: new RegExp(anyCase, 'gi'), encoded: new RegExp(either(new Set(secrets.flatMap(base64Forms))), 'g') } : {}),
 		...(short.length > 0
 			? {
 					words: new RegExp(`(?<![\\p{L}\\p{N}])(?:${either(short)})(?![\\p{L}\\p{N}])`, 'gu'),
