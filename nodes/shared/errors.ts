@@ -163,7 +163,7 @@ export function readFailureOfSuccess(api: ServiceApi, body: unknown): ServiceFai
 		const failure = saidOr(message ?? details ?? (flag.code !== undefined && !/^\d+$/.test(flag.code) ? flag.code : undefined), 'The service reported an error');
 		return { ...failure, ...(flag.code && flag.code !== failure.reason ? { code: flag.code } : {}) };
 	}
-	if (saysFalse(body.success)) return saidOr(titleAndDetails(message, details), 'The service reported a failure');
+	if (saysFalse(body.success) || saysFalse(body.ok)) return saidOr(titleAndDetails(message, details), 'The service reported a failure');
 	if (STATUS_SPEAKS.has(api) && typeof body.status === 'string' && FAILED_STATUSES.has(body.status.trim().toLowerCase())) {
 		return { reason: message ?? details ?? text(body.reason) ?? `The service answered status "${body.status.trim()}"` };
 	}
@@ -172,6 +172,9 @@ export function readFailureOfSuccess(api: ServiceApi, body: unknown): ServiceFai
 	// reason is the failure. Should the text also say the message went, the answer says both
 	// (saysDone): may have been delivered, not sent again.
 	if (api === 'send' && message !== undefined && FAILURE_MENTIONED.test(message) && !plainlySent(beforeReason(message))) return { reason: text(REASON_OF.exec(message)?.[1]) ?? message };
+	// A result text that denies the message went ("Message not sent"), or names a failure and never
+	// says it went ("Insufficient credits", "Invalid phone number"): that failure, though a 2xx.
+	if (api === 'send' && message !== undefined && (HAS_SENT_WORD.test(message) ? !claimsSent(message) : NAMES_FAILURE.test(straight(message)))) return { reason: message };
 	return undefined;
 }
 
@@ -194,6 +197,8 @@ const HAS_SENT_WORD = new RegExp(SENT_WORD.source, 'i');
 const AGAINST = /\b(?:no|not|never|neither|nor|cannot|unable|fail\w*|false|error|unsuccessful)\b|n't\b/i;
 const DENIAL_BEFORE = /(?:\b(?:not|never|cannot)\s+|n't\s+|\b(?:fail(?:ed|s)?|unable)\s+to\s+)(?:(?:yet|have|has|had|be|been|being)\s+)*$/i;
 const straight = (message: string) => message.replace(/[\u2018\u2019\u02bc]/g, "'");
+/** Words that name a failure (AGAINST, and what refusals say: "Insufficient credits", "Invalid phone number", "Subscription expired"). */
+const NAMES_FAILURE = new RegExp(`${AGAINST.source}|\\b(?:wrong|invalid|denied|refused|rejected|declined|insufficient|expired|exceeded|blocked|limit reached|too many)\\b`, 'i');
 
 /** Says the message went, and nothing against it. */
 const plainlySent = (message: string) => {
@@ -222,6 +227,33 @@ export const saysDone = (api: ServiceApi, body: unknown): boolean => {
 	if (message === undefined || SERVICE_FAILURE_TEXT.test(message)) return false;
 	return claimsSent(SERVICE_FAILURE_FORM.test(message) ? beforeReason(message) : message);
 };
+
+/** A message ID in a send's own result list (spec 2.4, 2.6): the service's receipt for a message, which no error body carries. */
+function hasMessageId(body: Record<string, unknown>): boolean {
+	const lists = [isObject(body.messaging_response_info) ? body.messaging_response_info.messages : undefined, isObject(body.details) ? body.details.messages : undefined, body.messages];
+	return lists.some((list) => Array.isArray(list) && list.some((entry) => isObject(entry) && (text(entry.id) !== undefined || typeof entry.id === 'number')));
+}
+
+/** Statuses with which an answer says the message was taken (where a `status` speaks: STATUS_SPEAKS). */
+export const TAKEN_STATUSES = new Set(['sent', 'queued', 'accepted', 'delivered', 'submitted', 'success', 'succeeded']);
+
+/**
+ * Whether an answer that reads as a failure (below 500) also says the message went, so that it
+ * says both and may have been carried out: `success: true` (or `ok: true`); a message ID in the
+ * send's own result list; a `status` that says it was taken, where a status speaks; or a text that
+ * plainly says it went and is no rate refusal ("Message sent successfully" beside `success: false`,
+ * or in a 400). A direct send's 2xx text is weighed as saysDone does.
+ */
+export function alsoSaysSent(api: ServiceApi, body: unknown, status: number): boolean {
+	if (saysTrue(body)) return true;
+	if (!isObject(body)) return false;
+	if (says(body.ok, true) || hasMessageId(body)) return true;
+	if (STATUS_SPEAKS.has(api) && typeof body.status === 'string' && TAKEN_STATUSES.has(body.status.trim().toLowerCase())) return true;
+	const message = text(body.message);
+	if (message === undefined) return false;
+	if (api === 'send' && status < 300) return saysDone(api, body);
+	return plainlySent(message) && classifyFailure(message) !== 'rateLimit';
+}
 
 /** The conditions spec part 7 lists, with what a user can do about each. */
 type FailureKind =

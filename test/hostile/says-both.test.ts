@@ -22,6 +22,7 @@ const OPERATIONS = {
 	send: { resource: 'message', operation: 'send', phone: '+14155550100', text: 'hello' },
 	sendTemplate: { resource: 'message', operation: 'sendTemplate', phoneNumber: '+14155550100', template: { __rl: true, mode: 'id', value: TEMPLATE_ID }, variables: mapperValue({ body1: 'x' }) },
 	sendDashboard: { resource: 'message', operation: 'sendDashboard', to: '+14155550100', text: 'hello' },
+	sendAlternative: { resource: 'message', operation: 'sendAlternative', to: '+14155550100', message: 'hello' },
 } satisfies Record<string, IDataObject>;
 type Operation = keyof typeof OPERATIONS;
 
@@ -70,6 +71,80 @@ describe('a refusal status around the endpoint\'s whole success answer says both
 		expect(postsTo(seen)).toBe(1);
 		await withRetryOnFail(url, operation);
 		expect(postsTo(seen)).toBe(2);
+	});
+});
+
+describe('a failure whose body also says the message went says both: may have been delivered, never sent again (outside review)', () => {
+	it.each([
+		['sendDashboard', '200 OK', { success: false, message: 'Message sent successfully', details: 'delivered to handset' }],
+		['sendDashboard', '200 OK', { success: 'false', message: 'Message sent successfully' }],
+		['sendAlternative', '200 OK', { success: 'false', message: 'Message sent successfully' }],
+		['sendAlternative', '200 OK', { ok: false, id: 'm77', status: 'sent' }],
+		['sendTemplate', '200 OK', { success: false, messaging_response_info: { messages: [{ id: 'wamid.9', message_status: 'accepted' }] } }],
+		['sendTemplate', '200 OK', { success: 'false', messaging_response_info: { messages: [{ id: 'wamid.9', message_status: 'accepted' }] } }],
+		['sendDashboard', '400 Bad Request', { success: false, message: 'Message sent', details: { messages: [{ id: 'm1', message_status: 'sent' }] } }],
+		['send', '400 Bad Request', { message: 'Message sent successfully' }],
+	] as Array<[Operation, string, object]>)('%s answered %s %j', async (operation, status, body) => {
+		const { url, seen } = await answering(() => answer(status, body));
+		const run = await runOnce(url, operation);
+		expect(run.items[0].json.success).toBeUndefined();
+		expect(String(run.items[0].json.error)).toMatch(MAY);
+		expect(postsTo(seen)).toBe(1);
+		await withRetryOnFail(url, operation);
+		expect(postsTo(seen)).toBe(2);
+	});
+
+	it.each([
+		['send', { message: 'Too many messages sent' }],
+		['sendDashboard', { success: false, message: 'Too many messages sent', details: 'Try again later' }],
+	] as Array<[Operation, object]>)('%s: a 429 whose words say messages were sent (%j) is still the rate refusal: waited out, then sent once', async (operation, body) => {
+		const { url, seen } = await answering((post) => (post === 0 ? answer('429 Too Many Requests', body, { 'retry-after': '1' }) : answer('200 OK', operation === 'send' ? { message: 'Message sent successfully' } : DASHBOARD_SENT)));
+		const run = await runOnce(url, operation, { options: { maxWaitSeconds: 5 } });
+		expect(run.items[0].json.success).toBe(true);
+		expect(postsTo(seen)).toBe(2);
+	});
+});
+
+describe('a direct send\'s 2xx text that never says the message went (outside review)', () => {
+	it.each([
+		[{ message: 'Insufficient credits' }, /Insufficient credits/],
+		[{ message: 'Subscription expired' }, /Subscription expired/],
+	])('200 %j names a failure that stops the run: that failure, and the second item is not sent', async (body, reason) => {
+		const { url, seen } = await answering(() => answer('200 OK', body));
+		const run = await runOnce(url, 'send', { items: 2, options: { maxConcurrent: 1 } });
+		expect(run.items.map((item) => item.json.success)).toEqual([undefined, undefined]);
+		expect(String(run.items[0].json.error)).toMatch(reason);
+		expect(String(run.items[0].json.error)).not.toMatch(MAY);
+		expect(postsTo(seen)).toBe(1);
+	});
+
+	it.each([
+		[{ message: 'Invalid phone number' }],
+		[{ message: 'Error: recipient has no active account' }],
+		[{ message: 'Message not sent' }],
+		[{ message: "Message couldn't be sent" }],
+		[{ status: 'error', message: 'Something went wrong' }],
+	])('200 %j: a plain failure of that item, not reported sent', async (body) => {
+		const { url } = await answering(() => answer('200 OK', body));
+		const run = await runOnce(url, 'send');
+		expect(run.items[0].json.success).toBeUndefined();
+		expect(String(run.items[0].json.error)).toContain(body.message);
+		expect(String(run.items[0].json.error)).not.toMatch(MAY);
+	});
+
+	it('200 with a blank text describes no result: may have been delivered, not reported sent', async () => {
+		const { url, seen } = await answering(() => answer('200 OK', { message: '  ' }));
+		const run = await runOnce(url, 'send');
+		expect(run.items[0].json.success).toBeUndefined();
+		expect(String(run.items[0].json.error)).toMatch(MAY);
+		expect(postsTo(seen)).toBe(1);
+	});
+
+	it('a text that says neither (200 "OK", "Accepted") stays a success', async () => {
+		for (const message of ['OK', 'Accepted']) {
+			const { url } = await answering(() => answer('200 OK', { message }));
+			expect((await runOnce(url, 'send')).items[0].json).toMatchObject({ success: true, message });
+		}
 	});
 });
 

@@ -2,7 +2,7 @@ import { NodeApiError } from 'n8n-workflow';
 import type { INode } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
-import { classifyFailure, FAILURE_KINDS, readFailure, readFailureOfSuccess, saysDone, serviceError } from '../../nodes/shared/errors';
+import { alsoSaysSent, classifyFailure, FAILURE_KINDS, readFailure, readFailureOfSuccess, saysDone, serviceError } from '../../nodes/shared/errors';
 import type { ServiceApi } from '../../nodes/shared/transport/apis';
 
 const node: INode = {
@@ -179,7 +179,7 @@ describe('a direct send\'s 2xx result text: sent, failed, or says both (may have
 	// As judge() in attempt.ts reads a 2xx direct send: no failure is sent; a failure beside a claim that it went says both.
 	const judged = (body: Record<string, unknown>) => {
 		if (!readFailureOfSuccess('send', body)) return 'sent';
-		return saysDone('send', body) ? 'says both' : 'failed';
+		return alsoSaysSent('send', body, 200) ? 'says both' : 'failed';
 	};
 	it.each([
 		[{ message: 'Message sent successfully' }, 'sent'],
@@ -214,6 +214,42 @@ describe('a direct send\'s 2xx result text: sent, failed, or says both (may have
 		// Counted, not timed: the look-back is bounded, so the work grows with the text, not its square.
 		const message = `Message ${'not sent '.repeat(8_000)}`;
 		expect(judged({ message, error: 1 })).toBe('failed');
+	});
+});
+
+describe('alsoSaysSent: a failure whose answer also says the message went (says both)', () => {
+	it.each([
+		['dashboard', 200, { success: false, message: 'Message sent successfully', details: 'delivered to handset' }, true],
+		['dashboard', 200, { success: false, message: 'Unauthorized', details: 'Invalid API key' }, false],
+		['dashboard', 200, { success: false, message: 'Message not sent', details: 'no credits' }, false],
+		['dashboard', 429, { success: false, message: 'Too many messages sent', details: 'slow down' }, false],
+		['template', 200, { success: false, messaging_response_info: { messages: [{ id: 'wamid.9', message_status: 'accepted' }] } }, true],
+		['template', 400, { error: { code: 'E1', message: 'Template not found' } }, false],
+		['template', 400, { success: true, messaging_response_info: {} }, true],
+		['alternative', 200, { ok: false, id: 'm77', status: 'sent' }, true],
+		['alternative', 422, { ok: false, error: 'invalid number', status: 'failed' }, false],
+		['send', 400, { message: 'Message sent successfully' }, true],
+		['send', 400, { message: 'Message sending failed | Reason: Invalid phone number' }, false],
+		['send', 429, { message: 'Too many messages sent' }, false],
+		['send', 200, { message: 'Message queued', success: false }, true],
+		['send', 200, { message: 'Message not sent', error: 1 }, false],
+	] as Array<[ServiceApi, number, unknown, boolean]>)('%s %s %j: %s', (api, status, body, both) => {
+		expect(alsoSaysSent(api, body, status)).toBe(both);
+	});
+});
+
+describe('readFailureOfSuccess: a direct send\'s 2xx text that never says the message went', () => {
+	it.each([
+		[{ message: 'Insufficient credits' }, 'Insufficient credits'],
+		[{ message: 'Invalid phone number' }, 'Invalid phone number'],
+		[{ message: 'Message not sent' }, 'Message not sent'],
+		[{ message: 'Unable to send' }, 'Unable to send'],
+		[{ message: 'Something went wrong' }, 'Something went wrong'],
+		[{ message: 'OK' }, undefined],
+		[{ message: 'Accepted' }, undefined],
+		[{ message: 'Message sent successfully. You cannot send more messages to this number today' }, undefined],
+	])('%j: %s', (body, reason) => {
+		expect(readFailureOfSuccess('send', body)?.reason).toBe(reason);
 	});
 });
 

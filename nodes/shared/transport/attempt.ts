@@ -1,7 +1,7 @@
 import { NodeApiError } from 'n8n-workflow';
 import type { ICredentialDataDecryptedObject, IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
 
-import { FAILURE_KINDS, classifyFailure, oneLine, readFailure, readFailureOfSuccess, saysDone, saysTrue, serviceError } from '../errors';
+import { FAILURE_KINDS, alsoSaysSent, classifyFailure, oneLine, readFailure, readFailureOfSuccess, serviceError } from '../errors';
 import type { ServiceFailure } from '../errors';
 import { discard, LIST_ANSWER_MAX_BYTES, parseScrubbed, readBody, SEND_ANSWER_MAX_BYTES, UnreadableBody, untilAborted } from './answer';
 import type { Deadlines } from './answer';
@@ -131,10 +131,9 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 		if (request.isSuccess(body)) return { type: 'done', body };
 		return { type: 'failed', error: unexpectedAnswerError(attempt, status, body, response.headers?.['content-type']), haltsRun: false, fateUnknown: true };
 	}
-	// An answer that says both: the endpoint's success with a failure beside it (a 2xx), or a
-	// refusal's status around the endpoint's whole success saying `success: true` (a 4xx). The
-	// message may have gone, so it is not sent again, whatever the failure says.
-	const saysBoth = request.isSuccess(body) && (status < 300 ? saysDone(request.api, body) : status < 500 && saysTrue(body));
+	// An answer that says both: a failure, and that the message went (a 2xx or a 4xx: a 5xx is in
+	// doubt anyway). The message may have gone, so it is not sent again, whatever the failure says.
+	const saysBoth = status < 500 && alsoSaysSent(request.api, body, status);
 	if (saysBoth) {
 		const said = failure ?? { reason: `${attempt.host} answered HTTP ${status} with a success body`, unexplained: true };
 		const error = serviceError(context.getNode(), { status, failure: said, itemIndex, body, kind: 'other', ...mayHaveBeenDelivered(attempt) });

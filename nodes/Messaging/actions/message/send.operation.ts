@@ -62,8 +62,9 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedIte
 	const filename = input.optionalText('additionalFields.filename', 'File Name').trim();
 	if (filename) body.filename = filename;
 	return {
-		// Spec 2.2: success and failure are both `{message}`; a failure's text says so and is read as one first.
-		request: { api, method: 'POST', path: '/send', body, isSuccess: (answer) => isObject(answer) && typeof answer.message === 'string' },
+		// Spec 2.2: success and failure are both `{message}` "that describes the result"; a failure's
+		// text says so and is read as one first, and a blank one describes nothing.
+		request: { api, method: 'POST', path: '/send', body, isSuccess: (answer) => isObject(answer) && typeof answer.message === 'string' && answer.message.trim() !== '' },
 		recipient: phone,
 		output: (answer) => ({
 			success: true,

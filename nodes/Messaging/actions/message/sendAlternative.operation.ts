@@ -2,7 +2,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { phoneNumberField, messageTextField } from '../../../shared/descriptions';
-import { isObject } from '../../../shared/errors';
+import { TAKEN_STATUSES, isObject } from '../../../shared/errors';
 import { firstOf } from '../../../shared/output';
 import type { PreparedItem } from '../../../shared/router';
 import { ItemInput } from '../../../shared/validation';
@@ -24,9 +24,6 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['message'], operation: ['sendAlternative'] } }, properties);
-
-/** Words a `status` says a message was taken with. */
-const TAKEN_STATUSES = new Set(['sent', 'queued', 'accepted', 'delivered', 'submitted', 'success', 'succeeded']);
 
 const hasId = (record: unknown) => isObject(record) && ['id', 'message_id', 'messageId'].some((field) => typeof record[field] === 'string' || typeof record[field] === 'number');
 
