@@ -297,6 +297,15 @@ describe('a rate limit that does not reopen within Max Wait: the error keeps the
 		expect(errorOf(result.items[0])).toBe('Rate limited: the service asked to wait 120 s, more than Max Wait (2 s). The service said: Too many requests');
 	});
 
+	it('a Retry-After of 1e20 seconds reads as more than a year, not as 99999999999999980000 s (outside review)', async () => {
+		const { url } = await serve((_req, res) => {
+			res.writeHead(429, { 'content-type': 'text/html', 'retry-after': '99999999999999999999' });
+			res.end('<html>429</html>');
+		});
+		const result = await run(url, 'send', { options: { maxWaitSeconds: 2 } });
+		expect(errorOf(result.items[0])).toBe('Rate limited: the service asked to wait more than a year, more than Max Wait (2 s)');
+	});
+
 	it('a 429 page with no words of the service: no reason is made up', async () => {
 		const { url } = await serve((_req, res) => {
 			res.writeHead(429, { 'content-type': 'text/html', 'retry-after': '120' });

@@ -89,7 +89,7 @@ describe('the other error bodies', () => {
 			items: [{}],
 		});
 		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeApiError);
-		expect(run.error?.message).toMatch(/^Insufficient credits.*\(code INSUFFICIENT_CREDITS\)$/);
+		expect(run.error?.message).toMatch(/^Insufficient credits.*\(code INSUFFICIENT_CREDITS\) \[item 0\]$/);
 		expect((run.error as { httpCode?: string }).httpCode).toBe('402');
 		expect((run.error as { description?: string }).description).toMatch(/Top up credits/);
 		expect(emulator.requests.filter((request) => request.api === 'templateSend').map((request) => request.status)).toEqual([402]);
@@ -310,7 +310,8 @@ describe('Continue On Fail', () => {
 
 	it('without it, the run fails with the service reason of the failing item', async () => {
 		const run = await runOn(emulator, { parameters: send({ options: { maxConcurrent: 1 } }), items: [items[0], items[1], items[3]] });
-		expect(run.error?.message).toBe('Recipient has no active account on the messaging platform');
+		// The service's words, and the item the run stopped at.
+		expect(run.error?.message).toBe('Recipient has no active account on the messaging platform [item 1]');
 		expect((run.error as { context: { itemIndex?: number } }).context.itemIndex).toBe(1);
 		// Item 2 came after the failure and was never sent.
 		expect(emulator.deliveries.map((delivery) => delivery.recipient)).toEqual(['+14155550101']);

@@ -48,7 +48,7 @@ describe('Sandbox Plants', () => {
 	it('the {error, message} body becomes a NodeApiError with the message and the code', async () => {
 		const run = await runOn(emulator, { type: 'sandboxPlants', parameters: { operation: 'delete', plantId: 99 }, items: [{}] });
 		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeApiError);
-		expect(run.error?.message).toBe('Plant not found (code 404)');
+		expect(run.error?.message).toBe('Plant not found (code 404) [item 0]');
 		expect((run.error as { httpCode?: string }).httpCode).toBe('404');
 		const duplicate = await runOn(emulator, {
 			type: 'sandboxPlants',

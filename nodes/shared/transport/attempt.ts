@@ -196,6 +196,9 @@ function serverError(attempt: Attempt, status: number, reason: { reason: string;
 /** "0.5 s", "2 s": options may be fractional, and rounding would misstate them. */
 const seconds = (ms: number) => `${Number((ms / 1000).toFixed(3))} s`;
 
+/** A wait the service asked for, in whole seconds (as Max Wait is set), or "more than a year" (a Retry-After of 1e20 read as 99999999999999980000 s). */
+const askedWait = (ms: number) => (ms >= 365 * 86_400_000 ? 'more than a year' : `${Math.ceil(ms / 1000)} s`);
+
 /** What a request that may have been carried out may have done: "the message may have been delivered". */
 export function mayHaveDone(attempt: Pick<Attempt, 'request'>): string {
 	return attempt.request.api === 'sandbox' ? 'the plant may have been created' : 'the message may have been delivered';
@@ -224,7 +227,7 @@ function mayHaveBeenDelivered(attempt: Attempt): { messageSuffix?: string; note?
  */
 export function limitNotReopenedError(attempt: Attempt, limit: LimitNotReopenedError, said: string | undefined, forEditor = false): NodeApiError {
 	const max = forEditor ? seconds(limit.maxWaitMs) : `Max Wait (${seconds(limit.maxWaitMs)})`;
-	const asked = limit.askedMs !== undefined ? `Rate limited: the service asked to wait ${Math.ceil(limit.askedMs / 1000)} s` : undefined;
+	const asked = limit.askedMs !== undefined ? `Rate limited: the service asked to wait ${askedWait(limit.askedMs)}` : undefined;
 	const saidToo = said !== undefined ? `. The service said: ${said}` : '';
 	if (forEditor) return rateLimitedInEditor(attempt, `${asked ?? `Rate limited: the account's limit did not reopen within ${max}`}${saidToo}`, limit.askedMs);
 	const accepted = limit.acceptedBefore > 0 ? ` after it accepted ${limit.acceptedBefore} in a row` : '';
@@ -244,7 +247,7 @@ export function limitNotReopenedError(attempt: Attempt, limit: LimitNotReopenedE
  * `message` is the service's refusal in its words, or how long it asked to wait.
  */
 export function rateLimitedInEditor(attempt: Attempt, message: string, askedMs?: number): NodeApiError {
-	const when = askedMs !== undefined ? `in ${Math.ceil(askedMs / 1000)} s` : 'in a minute';
+	const when = askedMs !== undefined ? `in ${askedWait(askedMs)}` : 'in a minute';
 	return new NodeApiError(attempt.context.getNode(), { message }, {
 		message,
 		description: `The service limits how often this account may call it. Try again ${when}.`,
