@@ -1,6 +1,6 @@
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
 
-import { isObject } from '../shared/errors';
+import { isObject, oneLine } from '../shared/errors';
 import { editorRequest, optionalRequest } from '../shared/transport';
 import type { Run, ServiceRequest } from '../shared/transport';
 
@@ -268,11 +268,12 @@ export function templateLabel(record: TemplateRecord): string {
 	const mark = problem ? `cannot be used: ${problem}` : isApproved(record) ? '' : notSendable(record);
 	const detail = [mark, text].filter((part) => part !== '').join(': ');
 	const name = nameOf(record);
-	return `${name}${language}${detail === '' ? '' : ` — ${detail}`}`;
+	// One clean line: a direction override in a name (U+202E) would show the rest of the entry reversed.
+	return oneLine(`${name}${language}${detail === '' ? '' : ` — ${detail}`}`);
 }
 
 /** The picker's second line where n8n shows one: category, status and the text, shortened. */
 export function templateDescription(record: TemplateRecord): string {
 	const facts = [record.category, record.status].filter((fact) => typeof fact === 'string' && fact !== '');
-	return [facts.join(' · '), shortened(templateText(record), 80)].filter((part) => part !== '').join(' — ');
+	return oneLine([facts.join(' · '), shortened(templateText(record), 80)].filter((part) => part !== '').join(' — '));
 }

@@ -390,7 +390,7 @@ export function serviceError(node: INode, input: ServiceErrorInput): NodeApiErro
 	const kind = input.kind ?? classifyFailure(input.failure.reason, input.status);
 	const info = FAILURE_KINDS[kind];
 	const code = input.failure.code ? ` (code ${input.failure.code})` : '';
-	const fallback = info.hint === '' && input.status !== undefined ? `The service answered HTTP ${input.status}.` : '';
+	const fallback = info.hint === '' && input.status !== undefined ? statusHint(input.status) : '';
 	const description = [info.hint || fallback, input.failure.details ? `Details: ${input.failure.details}.` : '', input.note ?? '']
 		.filter((part) => part !== '')
 		.join(' ');
@@ -406,6 +406,13 @@ export function serviceError(node: INode, input: ServiceErrorInput): NodeApiErro
 		itemIndex: input.itemIndex,
 		failure,
 	});
+}
+
+/** What a status alone tells a user to do, for a failure whose words name none of spec part 7's conditions. */
+function statusHint(status: number): string {
+	if (status >= 500) return `The service answered HTTP ${status}, an error on its side. Try again later.`;
+	if (status === 404) return 'The service answered HTTP 404: check the ID, and the base URL in the credential.';
+	return `The service answered HTTP ${status}.`;
 }
 
 /** The dashboard's message is a title ("Unauthorized"); its details say why ("Invalid API key"). */

@@ -87,4 +87,16 @@ describe('template variables (resource mapper)', () => {
 		expect((await fieldsOf('00000000-0000-4000-8000-000000000000')).emptyFieldsNotice).toMatch(/No template with ID/);
 		expect((await fieldsOf('')).emptyFieldsNotice).toBe('Choose a template first');
 	});
+
+	it("says why when the account's templates cannot be read, rather than showing no fields without a word (outside review)", async () => {
+		for (const credentials of [
+			{ ...emulator.credentials, messagingBearerApi: { ...emulator.credentials.messagingBearerApi, accessToken: 'sk_live_WRONG_3b9f2e71c4' } },
+			{ ...emulator.credentials, messagingBearerApi: { ...emulator.credentials.messagingBearerApi, templatesBaseUrl: '' } },
+		]) {
+			const result = await callResourceMapper({ ...editor({ template: { __rl: true, mode: 'list', value: APPOINTMENT_REMINDER } }), credentials, method: 'getTemplateVariables' });
+			expect(result.fields).toEqual([]);
+			expect(result.emptyFieldsNotice).toMatch(/^The account's templates could not be read, so this template's variables cannot be shown: .+\. Values set before are kept\. Reopen the node to try again\.$/);
+			expect(result.emptyFieldsNotice).not.toContain('sk_live_WRONG');
+		}
+	});
 });

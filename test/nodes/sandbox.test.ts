@@ -68,7 +68,7 @@ describe('Sandbox Plants', () => {
 		expect(run.error).toBeUndefined();
 		expect(run.items.map((item) => item.json)).toEqual([
 			{ deleted: true, id: 1 },
-			{ error: 'Plant not found (code 404)', message: 'The service answered HTTP 404.' },
+			{ error: 'Plant not found (code 404)', message: 'The service answered HTTP 404: check the ID, and the base URL in the credential.' },
 			{ deleted: true, id: 3 },
 		]);
 	});

@@ -68,6 +68,11 @@ describe('templateLabel', () => {
 		expect(templateName(odd({ name: 12345 }))).toBe('Template "12345" (6f1d2c3b-4a59-4e8f-9a7b-1c2d3e4f5a6b)');
 		expect(templateName(odd({ name: null }))).toBe('Template "6f1d2c3b-4a59-4e8f-9a7b-1c2d3e4f5a6b" (6f1d2c3b-4a59-4e8f-9a7b-1c2d3e4f5a6b)');
 	});
+
+	it('one clean line: a direction override or a line break in a name or text does not reorder or break the entry (outside review)', () => {
+		const label = templateLabel(record({ name: 'ltr\u202Eeman', template_formate: 'Hi {{1}},\nsee you\u202E on {{2}}.' }));
+		expect(label).toBe('ltr eman (en) — Hi {1}, see you on {2}.');
+	});
 });
 
 describe('filterTemplates', () => {

@@ -7,7 +7,14 @@ export async function getTemplateVariables(this: ILoadOptionsFunctions): Promise
 	const templateId = String(this.getNodeParameter('template', '', { extractValue: true }) ?? '').trim();
 	if (templateId === '') return { fields: [], emptyFieldsNotice: 'Choose a template first' };
 
-	const template = findTemplate(await listTemplates.call(this), templateId);
+	let templates;
+	try {
+		templates = await listTemplates.call(this);
+	} catch (error) {
+		// Thrown, n8n's editor shows nothing: the fields vanish without a word (values set before stay, and are sent).
+		return { fields: [], emptyFieldsNotice: `The account's templates could not be read, so this template's variables cannot be shown: ${(error as Error).message}. Values set before are kept. Reopen the node to try again.` };
+	}
+	const template = findTemplate(templates, templateId);
 	if (!template) {
 		return { fields: [], emptyFieldsNotice: `No template with ID ${templateId} in this account` };
 	}
