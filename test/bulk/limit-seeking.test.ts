@@ -102,11 +102,14 @@ describe('an account limit counted per clock window (a counter reset on every mu
 		// Ideal: the limit's worth at once, the next at the reset, the last at the reset after.
 		const ideal = WINDOW_MS - (startedAt % WINDOW_MS) + WINDOW_MS + 3 * LATENCY_MS;
 		const foundWith = refusals();
-		console.log(`limit-seeking (clock window): ${foundWith} refusals; run ${Math.round(first.elapsedMs)} ms, ideal ${ideal} ms`);
+		const phaseOf = (at: number) => `${Math.floor(at / WINDOW_MS) % 100}:${at % WINDOW_MS}`;
+		const opening = sendRequests(emulator);
+		console.log(`limit-seeking (clock window): ${foundWith} refusals; run ${Math.round(first.elapsedMs)} ms, ideal ${ideal} ms; started ${phaseOf(startedAt)}, first send ${phaseOf(opening[0].at)}, first refusal ${phaseOf(opening.find((request) => request.outcome === 'rate-limited')!.at)}`);
 		// It learned 9 of the 10 before (the probe that reopened the window was left out of the count), and the last item waited a whole window more.
 		expect(first.elapsedMs).toBeLessThanOrEqual(1.2 * ideal);
 
 		const second = await execution(bulkItems(4 * LIMIT).slice(3 * LIMIT), 'seek-clock');
+		console.log(`limit-seeking (clock window), later run: ${sendRequests(emulator).slice(opening.length).map((request) => `${phaseOf(request.at)} ${request.outcome === 'delivered' ? '+' : 'x'}`).join(', ')}; first run's last: ${opening.slice(-3).map((request) => phaseOf(request.at)).join(', ')}`);
 		expect(second.error).toBeUndefined();
 		expect(emulator.deliveries).toHaveLength(4 * LIMIT);
 		expect(refusals()).toBe(foundWith);

@@ -139,6 +139,20 @@ describe('the template picker against a rate limit and a failure', () => {
 		expect(error.message).toMatch(/not now/);
 		expect(seen).toHaveLength(2);
 	});
+
+	it('503 twice: the message says it was tried twice (a 10 s timeout tried twice took 20 s and said "within 10 s")', async () => {
+		const { url, seen } = await serve((_req, res) => json(res, 503, { error: { code: 'E', message: 'not now' } }));
+		const error = await failureOf(
+			callListSearch({
+				nodeType: 'messaging',
+				credentials: { messagingBearerApi: { accessToken: KEY, templatesBaseUrl: url } },
+				parameters: { resource: 'message', operation: 'sendTemplate' },
+				method: 'searchTemplates',
+			}),
+		);
+		expect(seen).toHaveLength(2);
+		expect(error.message).toMatch(/^not now \(code E\) \(2 tries\)$/);
+	});
 });
 
 /** The error a call failed with (a call that succeeds fails the test). */

@@ -351,7 +351,12 @@ function nextStep(run: Run, attempt: Attempt, verdict: Verdict, tried: { failure
 		return { type: 'again' };
 	}
 	const decision = decideRetry(outcome, spent + 1, attempt.idempotent, run.policy);
-	if (!decision.retry) return { type: 'fail', error: run.failed(verdict.error()), fateUnknown: fateUnknown(attempt, verdict) };
+	if (!decision.retry) {
+		const error = verdict.error();
+		// "No answer within 10 s" after two tries took 20 s: the message says it was tried again.
+		if (spent > 0) error.message = `${error.message} (${spent + 1} tries)`;
+		return { type: 'fail', error: run.failed(error), fateUnknown: fateUnknown(attempt, verdict) };
+	}
 	return { type: 'backoff', waitMs: decision.waitMs };
 }
 
