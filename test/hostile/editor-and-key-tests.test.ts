@@ -125,10 +125,9 @@ describe('the template picker and variable fields with records no template shoul
 });
 
 describe('the template picker against a rate limit and a failure', () => {
-	it('429, then 503: its one retry is spent, whatever failed (rate refusals and failures were counted apart: 3 requests)', async () => {
-		const answers = [429, 503, 429, 503];
-		const { url, seen } = await serve((_req, res) => json(res, answers.shift() ?? 503, { error: { code: 'E', message: 'not now' } }));
-		const error = await failureOf(
+	/** The error the picker's list load fails with against `url`. */
+	const pickerFailure = async (url: string) =>
+		await failureOf(
 			callListSearch({
 				nodeType: 'messaging',
 				credentials: { messagingBearerApi: { accessToken: KEY, templatesBaseUrl: url } },
@@ -136,20 +135,18 @@ describe('the template picker against a rate limit and a failure', () => {
 				method: 'searchTemplates',
 			}),
 		);
+
+	it('429, then 503: its one retry is spent, whatever failed (rate refusals and failures were counted apart: 3 requests)', async () => {
+		const answers = [429, 503, 429, 503];
+		const { url, seen } = await serve((_req, res) => json(res, answers.shift() ?? 503, { error: { code: 'E', message: 'not now' } }));
+		const error = await pickerFailure(url);
 		expect(error.message).toMatch(/not now/);
 		expect(seen).toHaveLength(2);
 	});
 
 	it('503 twice: the message says it was tried twice (a 10 s timeout tried twice took 20 s and said "within 10 s")', async () => {
 		const { url, seen } = await serve((_req, res) => json(res, 503, { error: { code: 'E', message: 'not now' } }));
-		const error = await failureOf(
-			callListSearch({
-				nodeType: 'messaging',
-				credentials: { messagingBearerApi: { accessToken: KEY, templatesBaseUrl: url } },
-				parameters: { resource: 'message', operation: 'sendTemplate' },
-				method: 'searchTemplates',
-			}),
-		);
+		const error = await pickerFailure(url);
 		expect(seen).toHaveLength(2);
 		expect(error.message).toMatch(/^not now \(code E\) \(2 tries\)$/);
 	});
