@@ -90,30 +90,49 @@ describe('an account limit counted per clock window (a counter reset on every mu
 		// The first pause sees the counter reset before a whole window has passed (the run began
 		// into the clock's window) and takes that for the window; the next refusal corrects it. Begun
 		// 2 s into a window, the reset comes 3 s after the first sends, a round length the probes meet.
+		// A machine busy enough to hold the opening for seconds can put its first message before a
+		// reset and the rest after: then the service accepted 11 "in a row" (1 + 10), the node learns
+		// 11, and a later run meets one refusal and its probes before it drops to 10 (a known limit of
+		// learning a clock window). That is not this test's case: it runs again on another account,
+		// at most three times in all.
 		const phase = () => Date.now() % WINDOW_MS;
-		while (Math.abs(phase() - 2_000) > 100) await sleep(Math.max(1, (2_000 - phase() + WINDOW_MS) % WINDOW_MS));
-		const startedAt = Date.now();
-		emulator.setFaults({ latencyMs: LATENCY_MS, latencyJitterMs: 0, rateLimit: { limit: LIMIT, windowMs: WINDOW_MS, answer: 'reason', counting: 'clock' } });
-		const first = await execution(bulkItems(3 * LIMIT), 'seek-clock');
+		const windowOf = (at: number) => Math.floor(at / WINDOW_MS);
+		let startedAt = 0;
+		let credentialId = '';
+		let first: Awaited<ReturnType<typeof execution>>;
+		for (let attempt = 0; ; attempt++) {
+			emulator.reset();
+			while (Math.abs(phase() - 2_000) > 100) await sleep(Math.max(1, (2_000 - phase() + WINDOW_MS) % WINDOW_MS));
+			startedAt = Date.now();
+			credentialId = `seek-clock-${attempt}`;
+			emulator.setFaults({ latencyMs: LATENCY_MS, latencyJitterMs: 0, rateLimit: { limit: LIMIT, windowMs: WINDOW_MS, answer: 'reason', counting: 'clock' } });
+			first = await execution(bulkItems(3 * LIMIT), credentialId);
+			const sends = sendRequests(emulator);
+			const firstRefusal = sends.find((request) => request.outcome === 'rate-limited');
+			if (!firstRefusal || windowOf(sends[0].at) === windowOf(firstRefusal.at)) break;
+			console.log(`limit-seeking (clock window): the opening straddled a reset (first send ${sends[0].at % WINDOW_MS} ms into a window, started ${startedAt % WINDOW_MS}); again on another account`);
+			expect(attempt).toBeLessThan(2);
+		}
 		expect(first.error).toBeUndefined();
 		expect(first.items.every((item) => item.json.success === true)).toBe(true);
 		expect(emulator.deliveries).toHaveLength(3 * LIMIT);
 		expect(emulator.duplicates()).toEqual([]);
-		// Ideal: the limit's worth at once, the next at the reset, the last at the reset after.
-		const ideal = WINDOW_MS - (startedAt % WINDOW_MS) + WINDOW_MS + 3 * LATENCY_MS;
-		const foundWith = refusals();
-		const phaseOf = (at: number) => `${Math.floor(at / WINDOW_MS) % 100}:${at % WINDOW_MS}`;
+		// Ideal: the limit's worth at once, the next at the reset, the last at the reset after
+		// (counted from the first send: a busy machine may hold the start into the next window).
 		const opening = sendRequests(emulator);
+		const ideal = opening[0].at - startedAt + WINDOW_MS - (opening[0].at % WINDOW_MS) + WINDOW_MS + 3 * LATENCY_MS;
+		const foundWith = refusals();
+		const phaseOf = (at: number) => `${Math.floor(at / WINDOW_MS) % 100}:${Math.round(at % WINDOW_MS)}`;
 		console.log(`limit-seeking (clock window): ${foundWith} refusals; run ${Math.round(first.elapsedMs)} ms, ideal ${ideal} ms; started ${phaseOf(startedAt)}, first send ${phaseOf(opening[0].at)}, first refusal ${phaseOf(opening.find((request) => request.outcome === 'rate-limited')!.at)}`);
 		// It learned 9 of the 10 before (the probe that reopened the window was left out of the count), and the last item waited a whole window more.
 		expect(first.elapsedMs).toBeLessThanOrEqual(1.2 * ideal);
 
-		const second = await execution(bulkItems(4 * LIMIT).slice(3 * LIMIT), 'seek-clock');
+		const second = await execution(bulkItems(4 * LIMIT).slice(3 * LIMIT), credentialId);
 		console.log(`limit-seeking (clock window), later run: ${sendRequests(emulator).slice(opening.length).map((request) => `${phaseOf(request.at)} ${request.outcome === 'delivered' ? '+' : 'x'}`).join(', ')}; first run's last: ${opening.slice(-3).map((request) => phaseOf(request.at)).join(', ')}`);
 		expect(second.error).toBeUndefined();
 		expect(emulator.deliveries).toHaveLength(4 * LIMIT);
 		expect(refusals()).toBe(foundWith);
-	}, 60_000);
+	}, 90_000);
 });
 
 describe('a limit that cannot be waited out', () => {
