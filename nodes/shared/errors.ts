@@ -172,9 +172,13 @@ export function readFailureOfSuccess(api: ServiceApi, body: unknown): ServiceFai
 	// reason is the failure. Should the text also say the message went, the answer says both
 	// (saysDone): may have been delivered, not sent again.
 	if (api === 'send' && message !== undefined && FAILURE_MENTIONED.test(message) && !plainlySent(beforeReason(message))) return { reason: text(REASON_OF.exec(message)?.[1]) ?? message };
-	// A result text that denies the message went ("Message not sent"), or names a failure and never
-	// says it went ("Insufficient credits", "Invalid phone number"): that failure, though a 2xx.
-	if (api === 'send' && message !== undefined && (HAS_SENT_WORD.test(message) ? !claimsSent(message) : NAMES_FAILURE.test(straight(message)))) return { reason: message };
+	// A result text that denies the message went ("Message not sent"), names a failure beside saying
+	// it went ("Message sent failed: insufficient credits": then it says both, saysDone), or names a
+	// failure and never says it went ("Insufficient credits", "Unable to send"): that failure, though a 2xx.
+	if (api === 'send' && message !== undefined) {
+		const said = straight(message);
+		if (HAS_SENT_WORD.test(said) ? !claimsSent(said) || NAMES_FAILURE.test(said) : NAMES_FAILURE.test(said) || NAMES_FAILURE_UNSENT.test(said)) return { reason: message };
+	}
 	return undefined;
 }
 
@@ -197,8 +201,14 @@ const HAS_SENT_WORD = new RegExp(SENT_WORD.source, 'i');
 const AGAINST = /\b(?:no|not|never|neither|nor|cannot|unable|fail\w*|false|error|unsuccessful)\b|n't\b/i;
 const DENIAL_BEFORE = /(?:\b(?:not|never|cannot)\s+|n't\s+|\b(?:fail(?:ed|s)?|unable)\s+to\s+)(?:(?:yet|have|has|had|be|been|being)\s+)*$/i;
 const straight = (message: string) => message.replace(/[\u2018\u2019\u02bc]/g, "'");
-/** Words that name a failure (AGAINST, and what refusals say: "Insufficient credits", "Invalid phone number", "Subscription expired"). */
-const NAMES_FAILURE = new RegExp(`${AGAINST.source}|\\b(?:wrong|invalid|denied|refused|rejected|declined|insufficient|expired|exceeded|blocked|limit reached|too many)\\b`, 'i');
+/**
+ * Words that name a failure on their own ("Insufficient credits", "Invalid phone number",
+ * "Subscription expired"): not a bare "no" or "not", which a success uses too ("Message accepted,
+ * no errors", "Do not reply to this number").
+ */
+const NAMES_FAILURE = /\b(?:error|fail\w*|false|unsuccessful\w*|wrong|invalid|denied|refused|rejected|declined|insufficient|expired|exceeded|blocked|limit reached|too many)\b/i;
+/** Words that name a failure in a text that does not say the message went ("Unable to send", "Recipient has no active account"); beside a claim that it went they speak of something else ("Message sent. You cannot send more today"). */
+const NAMES_FAILURE_UNSENT = /\b(?:unable|cannot|no active account)\b/i;
 
 /** Says the message went, and nothing against it. */
 const plainlySent = (message: string) => {
@@ -231,7 +241,14 @@ export const saysDone = (api: ServiceApi, body: unknown): boolean => {
 /** A message ID in a send's own result list (spec 2.4, 2.6): the service's receipt for a message, which no error body carries. */
 function hasMessageId(body: Record<string, unknown>): boolean {
 	const lists = [isObject(body.messaging_response_info) ? body.messaging_response_info.messages : undefined, isObject(body.details) ? body.details.messages : undefined, body.messages];
-	return lists.some((list) => Array.isArray(list) && list.some((entry) => isObject(entry) && (text(entry.id) !== undefined || typeof entry.id === 'number')));
+	// An entry with an error, or a status that says it failed, is a refusal's, not a receipt.
+	const receipt = (entry: unknown) =>
+		isObject(entry) &&
+		(text(entry.id) !== undefined || typeof entry.id === 'number') &&
+		entry.error === undefined &&
+		!(typeof entry.status === 'string' && FAILED_STATUSES.has(entry.status.trim().toLowerCase())) &&
+		!(typeof entry.message_status === 'string' && FAILED_STATUSES.has(entry.message_status.trim().toLowerCase()));
+	return lists.some((list) => Array.isArray(list) && list.some(receipt));
 }
 
 /** Statuses with which an answer says the message was taken (where a `status` speaks: STATUS_SPEAKS). */
@@ -241,8 +258,10 @@ export const TAKEN_STATUSES = new Set(['sent', 'queued', 'accepted', 'delivered'
  * Whether an answer that reads as a failure (below 500) also says the message went, so that it
  * says both and may have been carried out: `success: true` (or `ok: true`); a message ID in the
  * send's own result list; a `status` that says it was taken, where a status speaks; or a text that
- * plainly says it went and is no rate refusal ("Message sent successfully" beside `success: false`,
- * or in a 400). A direct send's 2xx text is weighed as saysDone does.
+ * plainly says it went and names no failure, nor any condition of spec part 7 read with its status
+ * ("Message sent successfully" beside `success: false`, or in a 400; not a 401 "messages can only
+ * be sent with a valid token", nor a 429 "you have sent 30 messages"). A direct send's 2xx text is
+ * weighed as saysDone does.
  */
 export function alsoSaysSent(api: ServiceApi, body: unknown, status: number): boolean {
 	if (saysTrue(body)) return true;
@@ -252,7 +271,7 @@ export function alsoSaysSent(api: ServiceApi, body: unknown, status: number): bo
 	const message = text(body.message);
 	if (message === undefined) return false;
 	if (api === 'send' && status < 300) return saysDone(api, body);
-	return plainlySent(message) && classifyFailure(message) !== 'rateLimit';
+	return plainlySent(message) && !NAMES_FAILURE.test(straight(message)) && classifyFailure(message, status) === 'other';
 }
 
 /** The conditions spec part 7 lists, with what a user can do about each. */

@@ -94,8 +94,25 @@ describe('a failure whose body also says the message went says both: may have be
 		expect(postsTo(seen)).toBe(2);
 	});
 
+	it('a 401 whose explanation mentions sending stops the run at the first item, not in doubt (diff review: 3 requests, each "may have been delivered")', async () => {
+		const { url, seen } = await answering(() => answer('401 Unauthorized', { message: 'Unauthorized: messages can only be sent with a valid API token' }));
+		const run = await runOnce(url, 'send', { items: 3, options: { maxConcurrent: 1 } });
+		expect(String(run.items[0].json.error)).not.toMatch(MAY);
+		expect(postsTo(seen)).toBe(1);
+	});
+
+	it('a 200 saying the message went and naming a failure is in doubt: not reported sent, never sent again', async () => {
+		const { url, seen } = await answering(() => answer('200 OK', { message: 'Message sent failed: insufficient credits' }));
+		const run = await runOnce(url, 'send');
+		expect(run.items[0].json.success).toBeUndefined();
+		expect(String(run.items[0].json.error)).toMatch(MAY);
+		await withRetryOnFail(url, 'send');
+		expect(postsTo(seen)).toBe(2);
+	});
+
 	it.each([
 		['send', { message: 'Too many messages sent' }],
+		['send', { message: 'You have sent 30 messages in the last 60 seconds. Slow down.' }],
 		['sendDashboard', { success: false, message: 'Too many messages sent', details: 'Try again later' }],
 	] as Array<[Operation, object]>)('%s: a 429 whose words say messages were sent (%j) is still the rate refusal: waited out, then sent once', async (operation, body) => {
 		const { url, seen } = await answering((post) => (post === 0 ? answer('429 Too Many Requests', body, { 'retry-after': '1' }) : answer('200 OK', operation === 'send' ? { message: 'Message sent successfully' } : DASHBOARD_SENT)));
@@ -140,8 +157,8 @@ describe('a direct send\'s 2xx text that never says the message went (outside re
 		expect(postsTo(seen)).toBe(1);
 	});
 
-	it('a text that says neither (200 "OK", "Accepted") stays a success', async () => {
-		for (const message of ['OK', 'Accepted']) {
+	it('a text that says neither (200 "OK", "Accepted", "Message accepted, no errors") stays a success', async () => {
+		for (const message of ['OK', 'Accepted', 'Message accepted, no errors']) {
 			const { url } = await answering(() => answer('200 OK', { message }));
 			expect((await runOnce(url, 'send')).items[0].json).toMatchObject({ success: true, message });
 		}

@@ -233,8 +233,27 @@ describe('alsoSaysSent: a failure whose answer also says the message went (says 
 		['send', 429, { message: 'Too many messages sent' }, false],
 		['send', 200, { message: 'Message queued', success: false }, true],
 		['send', 200, { message: 'Message not sent', error: 1 }, false],
+		// Refusals whose explanation mentions sending (diff review: each was read as "says both", so a
+		// 401 no longer stopped the run and a 429 was not waited out).
+		['send', 401, { message: 'Unauthorized: messages can only be sent with a valid API token' }, false],
+		['send', 400, { message: 'Invalid phone number: messages can only be sent to E.164 numbers' }, false],
+		['send', 402, { message: 'Insufficient credits to keep messages delivered. Top up.' }, false],
+		['send', 403, { message: 'Subscription expired: messages are sent only on active plans' }, false],
+		['send', 429, { message: 'You have sent 30 messages in the last 60 seconds. Slow down.' }, false],
+		['dashboard', 429, { success: false, message: 'Slow down: 60 messages sent in the last minute', details: 'Try later' }, false],
+		['dashboard', 401, { success: false, message: 'Unauthorized: messages are sent only for verified accounts', details: 'Invalid API key' }, false],
+		['send', 403, { message: 'Sandbox: messages are delivered only to verified numbers' }, false],
+		['alternative', 400, { messages: [{ id: 'x1', status: 'rejected', error: 'Invalid number' }] }, false],
+		['template', 200, { success: false, messaging_response_info: { messages: [{ id: 'wamid.9', message_status: 'failed' }] } }, false],
 	] as Array<[ServiceApi, number, unknown, boolean]>)('%s %s %j: %s', (api, status, body, both) => {
 		expect(alsoSaysSent(api, body, status)).toBe(both);
+	});
+});
+
+describe('a direct send\'s 2xx text that says the message went and names a failure says both (diff review: reported as sent)', () => {
+	it.each(['Message sent failed: insufficient credits', 'Sent: false', 'Message sent unsuccessfully', 'Message queued error: invalid number', 'SMS sent fail'])('%s', (message) => {
+		expect(readFailureOfSuccess('send', { message })).toBeDefined();
+		expect(alsoSaysSent('send', { message }, 200)).toBe(true);
 	});
 });
 
@@ -247,6 +266,12 @@ describe('readFailureOfSuccess: a direct send\'s 2xx text that never says the me
 		[{ message: 'Something went wrong' }, 'Something went wrong'],
 		[{ message: 'OK' }, undefined],
 		[{ message: 'Accepted' }, undefined],
+		// A bare "no" or "not" names no failure (diff review: these were plain failures, sent again by Retry On Fail).
+		[{ message: 'Message accepted, no errors' }, undefined],
+		[{ message: 'Accepted. Do not reply to this number.' }, undefined],
+		[{ message: 'OK - no issues' }, undefined],
+		[{ message: 'Message accepted (no charge)' }, undefined],
+		[{ message: 'Recipient has no active account' }, 'Recipient has no active account'],
 		[{ message: 'Message sent successfully. You cannot send more messages to this number today' }, undefined],
 	])('%j: %s', (body, reason) => {
 		expect(readFailureOfSuccess('send', body)?.reason).toBe(reason);

@@ -124,6 +124,15 @@ describe('a key as an escaper spells it, whichever characters it escapes', () =>
 		expect(scrubText('echo k&y&lt;1&gt;"2&apos;3abcdef end', markup)).toBe('echo [redacted] end');
 	});
 
+	it('a key with a run of backslashes against 64 KB of backslash runs: no backtracking blow-up (diff review: 53 s)', () => {
+		// Counted, not timed: a backslash has one spelling of its own, so each match attempt is linear.
+		const runs = secretValues([`k${'\\'.repeat(24)}Z`]);
+		const hostile = `k${'\\'.repeat(200)}`.repeat(400).slice(0, 64 * 1024);
+		expect(scrubText(hostile, runs)).toBe(hostile);
+		expect(scrubText(`x k${'\\'.repeat(24)}Z y`, runs)).toBe('x [redacted] y');
+		expect(scrubText(`x ${JSON.stringify(`k${'\\'.repeat(24)}Z`).slice(1, -1)} y`, runs)).toBe('x [redacted] y');
+	});
+
 	it('text that only resembles the key is left alone', () => {
 		expect(scrubText('sk_live&#47;Ab&#43;cD9&#61;ef1234567 and sk_live/Ab+cD9ef12345678', keySecrets)).toBe('sk_live&#47;Ab&#43;cD9&#61;ef1234567 and sk_live/Ab+cD9ef12345678');
 	});

@@ -53,9 +53,12 @@ const NAMED_ENTITIES: Record<string, string[]> = { '&': ['&amp;'], '<': ['&lt;']
 /**
  * One character of a secret as it is written, or as a page, a URL or JSON text spells it: a
  * decimal or hex entity (with leading zeros, in any case: the pattern ignores case), its HTML
- * name, its UTF-8 bytes percent-encoded, or JSON's escape of `"`, `\` and `/`. Each character
- * on its own, so every mixture matches: an escaper that writes `/`, `+` and `=` as entities but
- * leaves `_` (OWASP's encoders do), one that escapes only `& < > "`, a URL that encodes letters.
+ * name, its UTF-8 bytes percent-encoded, or JSON's escape of `"` and `/`. Each character on its
+ * own, so every mixture matches: an escaper that writes `/`, `+` and `=` as entities but leaves
+ * `_` (OWASP's encoders do), one that escapes only `& < > "`, a URL that encodes letters. A `\`
+ * is not also spelled `\\` here: with two spellings, one the other's start, a run of backslashes
+ * in a key could be matched in exponentially many ways against a run in an answer (64 KB of them
+ * took 53 s); JSON's escaping of the whole key is a form of its own (secretValues).
  */
 function spelledChar(char: string): string {
 	const code = char.codePointAt(0)!;
@@ -63,7 +66,7 @@ function spelledChar(char: string): string {
 		char,
 		...(NAMED_ENTITIES[char] ?? []),
 		Array.from(new TextEncoder().encode(char), (byte) => `%${byte.toString(16).padStart(2, '0')}`).join(''),
-		...(char === '"' || char === '\\' || char === '/' ? [`\\${char}`] : []),
+		...(char === '"' || char === '/' ? [`\\${char}`] : []),
 	];
 	return `(?:${[`&#0*${code};`, `&#x0*${code.toString(16)};`, ...written.map(escapeRegExp)].join('|')})`;
 }
@@ -81,7 +84,12 @@ export function secretValues(values: unknown[]): Secrets {
 	// Hex of its bytes (a debugging proxy's dump), and every spelling of each character.
 	const hex = (secret: string) => Array.from(new TextEncoder().encode(secret), (byte) => byte.toString(16).padStart(2, '0')).join('');
 	const longestFirst = [...secrets].sort(byLength);
-	const anyCase = [...longestFirst.map(spelled), ...longestFirst.map((secret) => escapeRegExp(hex(secret)))].join('|');
+	const jsonEscaped = (secret: string) => JSON.stringify(secret).slice(1, -1);
+	const anyCase = [
+		...longestFirst.map(spelled),
+		...longestFirst.filter((secret) => jsonEscaped(secret) !== secret).map((secret) => escapeRegExp(jsonEscaped(secret))),
+		...longestFirst.map((secret) => escapeRegExp(hex(secret))),
+	].join('|');
 	return {
 		...(secrets.length > 0 ? { anyCase: new RegExp(anyCase, 'gi'), encoded: new RegExp(either(new Set(secrets.flatMap(base64Forms))), 'g') } : {}),
 		...(short.length > 0
