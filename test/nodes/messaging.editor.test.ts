@@ -99,5 +99,12 @@ describe('template variables (resource mapper)', () => {
 			expect(result.emptyFieldsNotice).toMatch(/^The account's templates could not be read, so this template's variables cannot be shown: .+\. Values set before are kept\. Reopen the node to try again\.$/);
 			expect(result.emptyFieldsNotice).not.toContain(wrong);
 		}
+		// With what to do about it: the refused key's hint.
+		const refused = await callResourceMapper({
+			...editor({ template: { __rl: true, mode: 'list', value: APPOINTMENT_REMINDER } }),
+			credentials: { ...emulator.credentials, messagingBearerApi: { ...emulator.credentials.messagingBearerApi, accessToken: wrong } },
+			method: 'getTemplateVariables',
+		});
+		expect(refused.emptyFieldsNotice).toMatch(/code UNAUTHORIZED\)\. The token or key was refused\. Create a new one/);
 	});
 });

@@ -12,7 +12,9 @@ export async function getTemplateVariables(this: ILoadOptionsFunctions): Promise
 		templates = await listTemplates.call(this);
 	} catch (error) {
 		// Thrown, n8n's editor shows nothing: the fields vanish without a word (values set before stay, and are sent).
-		return { fields: [], emptyFieldsNotice: `The account's templates could not be read, so this template's variables cannot be shown: ${(error as Error).message}. Values set before are kept. Reopen the node to try again.` };
+		const { message, description } = error as Error & { description?: unknown };
+		const hint = typeof description === 'string' && description !== '' ? ` ${description}` : '';
+		return { fields: [], emptyFieldsNotice: `The account's templates could not be read, so this template's variables cannot be shown: ${message}.${hint} Values set before are kept. Reopen the node to try again.` };
 	}
 	const template = findTemplate(templates, templateId);
 	if (!template) {
