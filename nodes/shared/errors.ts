@@ -177,7 +177,9 @@ export function readFailureOfSuccess(api: ServiceApi, body: unknown): ServiceFai
 	// failure and never says it went ("Insufficient credits", "Unable to send"): that failure, though a 2xx.
 	if (api === 'send' && message !== undefined) {
 		const said = straight(message);
-		if (HAS_SENT_WORD.test(said) ? !claimsSent(said) || NAMES_FAILURE.test(said) : NAMES_FAILURE.test(said) || NAMES_FAILURE_UNSENT.test(said)) return { reason: message };
+		if (HAS_SENT_WORD.test(said) ? !claimsSent(said) || namesFailure(said) : namesFailure(said) || AGAINST.test(withoutNoneFailed(said)) || NAMED_CONDITIONS.has(classifyFailure(said))) {
+			return { reason: message };
+		}
 	}
 	return undefined;
 }
@@ -206,9 +208,18 @@ const straight = (message: string) => message.replace(/[\u2018\u2019\u02bc]/g, "
  * "Subscription expired"): not a bare "no" or "not", which a success uses too ("Message accepted,
  * no errors", "Do not reply to this number").
  */
-const NAMES_FAILURE = /\b(?:error|fail\w*|false|unsuccessful\w*|wrong|invalid|denied|refused|rejected|declined|insufficient|expired|exceeded|blocked|limit reached|too many)\b/i;
-/** Words that name a failure in a text that does not say the message went ("Unable to send", "Recipient has no active account"); beside a claim that it went they speak of something else ("Message sent. You cannot send more today"). */
-const NAMES_FAILURE_UNSENT = /\b(?:unable|cannot|no active account)\b/i;
+const FAILURE_WORDS = /\b(?:error|fail\w*|false|unsuccessful\w*|wrong|invalid|denied|refused|rejected|declined|insufficient|expired|exceeded|blocked|limit reached|too many)\b/i;
+/**
+ * What a success says of failures it did not have, or of nothing it asks ("Sent: 1, Failed: 0",
+ * "0 errors", "Invalid numbers skipped: 0", "error-free", "no charge", "Do not reply"): set aside
+ * before words against the message are looked for.
+ */
+const NONE_FAILED =
+	/\b(?:0|no|zero|without(?:\s+any)?)\s+(?:\w+\s+)?(?:errors?|fail\w*|issues?|problems?)\b|\b(?:errors?|fail\w*)\s*[:=]\s*(?:0|none|null|false)\b|\b(?:\w+\s+){0,3}\w+\s*[:=]\s*(?:0|none)\b|\berror[-\s]free\b|\bno charge\b|\b(?:do not|don't) reply\b/gi;
+const withoutNoneFailed = (said: string) => said.replace(NONE_FAILED, ' ');
+/** Spec part 7's conditions whose words a success would not use ("Message limit for this number reached"); not a phone, an attachment or credits, which it may name. */
+const NAMED_CONDITIONS: ReadonlySet<string> = new Set(['numberLimit', 'uniqueNumbers', 'rateLimit', 'subscription', 'fileType', 'notOnPlatform', 'authentication']);
+const namesFailure = (said: string) => FAILURE_WORDS.test(withoutNoneFailed(said));
 
 /** Says the message went, and nothing against it. */
 const plainlySent = (message: string) => {
@@ -238,6 +249,9 @@ export const saysDone = (api: ServiceApi, body: unknown): boolean => {
 	return claimsSent(SERVICE_FAILURE_FORM.test(message) ? beforeReason(message) : message);
 };
 
+/** An entry's `error` that says one happened (not the `null`, `0`, `""` or `{}` a serializer writes for none). */
+const entryError = (error: unknown) => (isObject(error) ? text(error.message) !== undefined || errorFlag(error.code) !== undefined : errorFlag(error) !== undefined);
+
 /** A message ID in a send's own result list (spec 2.4, 2.6): the service's receipt for a message, which no error body carries. */
 function hasMessageId(body: Record<string, unknown>): boolean {
 	const lists = [isObject(body.messaging_response_info) ? body.messaging_response_info.messages : undefined, isObject(body.details) ? body.details.messages : undefined, body.messages];
@@ -245,7 +259,7 @@ function hasMessageId(body: Record<string, unknown>): boolean {
 	const receipt = (entry: unknown) =>
 		isObject(entry) &&
 		(text(entry.id) !== undefined || typeof entry.id === 'number') &&
-		entry.error === undefined &&
+		!entryError(entry.error) &&
 		!(typeof entry.status === 'string' && FAILED_STATUSES.has(entry.status.trim().toLowerCase())) &&
 		!(typeof entry.message_status === 'string' && FAILED_STATUSES.has(entry.message_status.trim().toLowerCase()));
 	return lists.some((list) => Array.isArray(list) && list.some(receipt));
@@ -258,10 +272,11 @@ export const TAKEN_STATUSES = new Set(['sent', 'queued', 'accepted', 'delivered'
  * Whether an answer that reads as a failure (below 500) also says the message went, so that it
  * says both and may have been carried out: `success: true` (or `ok: true`); a message ID in the
  * send's own result list; a `status` that says it was taken, where a status speaks; or a text that
- * plainly says it went and names no failure, nor any condition of spec part 7 read with its status
- * ("Message sent successfully" beside `success: false`, or in a 400; not a 401 "messages can only
- * be sent with a valid token", nor a 429 "you have sent 30 messages"). A direct send's 2xx text is
- * weighed as saysDone does.
+ * plainly says it went, names no failure and no rate limit, and holds no "only" ("Message sent
+ * successfully" beside `success: false`, or in a 400, whatever it names besides: a phone, an
+ * attachment, credits remaining). A 401, 403 or 429 keeps its meaning whatever its words say:
+ * "messages can only be sent with a valid token", "you have sent 30 messages". A direct send's
+ * 2xx text is weighed as saysDone does.
  */
 export function alsoSaysSent(api: ServiceApi, body: unknown, status: number): boolean {
 	if (saysTrue(body)) return true;
@@ -271,7 +286,9 @@ export function alsoSaysSent(api: ServiceApi, body: unknown, status: number): bo
 	const message = text(body.message);
 	if (message === undefined) return false;
 	if (api === 'send' && status < 300) return saysDone(api, body);
-	return plainlySent(message) && !NAMES_FAILURE.test(straight(message)) && classifyFailure(message, status) === 'other';
+	if (status === 401 || status === 403 || status === 429) return false;
+	const said = straight(message);
+	return plainlySent(said) && !namesFailure(said) && !/\bonly\b/i.test(said) && classifyFailure(said) !== 'rateLimit';
 }
 
 /** The conditions spec part 7 lists, with what a user can do about each. */

@@ -141,6 +141,8 @@ describe('a direct send\'s 2xx text that never says the message went (outside re
 		[{ message: 'Message not sent' }],
 		[{ message: "Message couldn't be sent" }],
 		[{ status: 'error', message: 'Something went wrong' }],
+		[{ message: 'Attachment URL is not public' }],
+		[{ message: 'Message limit for this number reached' }],
 	])('200 %j: a plain failure of that item, not reported sent', async (body) => {
 		const { url } = await answering(() => answer('200 OK', body));
 		const run = await runOnce(url, 'send');

@@ -245,6 +245,13 @@ describe('alsoSaysSent: a failure whose answer also says the message went (says 
 		['send', 403, { message: 'Sandbox: messages are delivered only to verified numbers' }, false],
 		['alternative', 400, { messages: [{ id: 'x1', status: 'rejected', error: 'Invalid number' }] }, false],
 		['template', 200, { success: false, messaging_response_info: { messages: [{ id: 'wamid.9', message_status: 'failed' }] } }, false],
+		// A serializer's "no error" beside a receipt, and a claim that names a phone, an attachment or credits (second diff review).
+		['template', 200, { success: false, messaging_response_info: { messages: [{ id: 'wamid.1', error: null }] } }, true],
+		['alternative', 400, { messages: [{ id: 'x1', status: 'sent', error: 0 }] }, true],
+		['send', 400, { message: 'Message sent successfully to phone +14155550123' }, true],
+		['send', 400, { message: 'Message with attachment sent successfully' }, true],
+		['send', 400, { message: 'Message sent successfully. Credits remaining: 41' }, true],
+		['send', 402, { message: 'Messages are sent only after payment' }, false],
 	] as Array<[ServiceApi, number, unknown, boolean]>)('%s %s %j: %s', (api, status, body, both) => {
 		expect(alsoSaysSent(api, body, status)).toBe(both);
 	});
@@ -272,6 +279,22 @@ describe('readFailureOfSuccess: a direct send\'s 2xx text that never says the me
 		[{ message: 'OK - no issues' }, undefined],
 		[{ message: 'Message accepted (no charge)' }, undefined],
 		[{ message: 'Recipient has no active account' }, 'Recipient has no active account'],
+		// A success that counts the failures it did not have.
+		[{ message: 'Sent: 1, Failed: 0' }, undefined],
+		[{ message: '1 message sent, 0 failed' }, undefined],
+		[{ message: 'Message sent without error' }, undefined],
+		[{ message: 'Message sent; errors: none' }, undefined],
+		[{ message: 'Delivered error-free' }, undefined],
+		[{ message: 'Failed: 1' }, 'Failed: 1'],
+		[{ message: 'Message sent. Failed: 0' }, undefined],
+		[{ message: 'Message queued. Invalid numbers skipped: 0' }, undefined],
+		[{ message: 'Message delivered. Error: null' }, undefined],
+		// Refusals with "not" or "no" and no word that the message went (second diff review: these read as sent).
+		[{ message: 'Attachment URL is not public' }, 'Attachment URL is not public'],
+		[{ message: 'File size or type not accepted' }, 'File size or type not accepted'],
+		[{ message: "Recipient doesn't have an active account" }, "Recipient doesn't have an active account"],
+		[{ message: 'No credits left' }, 'No credits left'],
+		[{ message: 'Message limit for this number reached' }, 'Message limit for this number reached'],
 		[{ message: 'Message sent successfully. You cannot send more messages to this number today' }, undefined],
 	])('%j: %s', (body, reason) => {
 		expect(readFailureOfSuccess('send', body)?.reason).toBe(reason);

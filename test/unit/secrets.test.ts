@@ -133,6 +133,12 @@ describe('a key as an escaper spells it, whichever characters it escapes', () =>
 		expect(scrubText(`x ${JSON.stringify(`k${'\\'.repeat(24)}Z`).slice(1, -1)} y`, runs)).toBe('x [redacted] y');
 	});
 
+	it("a key with a backslash and a slash, as JSON and as PHP's json_encode write it (second diff review)", () => {
+		const slashes = secretValues(['ab\\cd/ef12345']);
+		expect(scrubText('x ab\\\\cd/ef12345 y', slashes)).toBe('x [redacted] y');
+		expect(scrubText('x ab\\\\cd\\/ef12345 y', slashes)).toBe('x [redacted] y');
+	});
+
 	it('text that only resembles the key is left alone', () => {
 		expect(scrubText('sk_live&#47;Ab&#43;cD9&#61;ef1234567 and sk_live/Ab+cD9ef12345678', keySecrets)).toBe('sk_live&#47;Ab&#43;cD9&#61;ef1234567 and sk_live/Ab+cD9ef12345678');
 	});

@@ -87,7 +87,10 @@ export function secretValues(values: unknown[]): Secrets {
 	const jsonEscaped = (secret: string) => JSON.stringify(secret).slice(1, -1);
 	const anyCase = [
 		...longestFirst.map(spelled),
-		...longestFirst.filter((secret) => jsonEscaped(secret) !== secret).map((secret) => escapeRegExp(jsonEscaped(secret))),
+		// As JSON text writes it, and as PHP's json_encode does (`/` as `\/` too).
+		...[...new Set(longestFirst.flatMap((secret) => [jsonEscaped(secret), jsonEscaped(secret).replace(/\//g, '\\/')]))]
+			.filter((form) => !longestFirst.includes(form))
+			.map(escapeRegExp),
 		...longestFirst.map((secret) => escapeRegExp(hex(secret))),
 	].join('|');
 	return {
