@@ -125,6 +125,9 @@ export const saysTrue = (body: unknown): boolean => isObject(body) && says(body.
 /** Statuses with which an answer says the message was not sent (the alternative send's answer is not documented). */
 const FAILED_STATUSES = new Set(['failed', 'failure', 'error', 'rejected', 'undelivered']);
 
+/** Whether `value` is a status among `statuses`, in any letter case. */
+export const statusIn = (statuses: ReadonlySet<string>, value: unknown): boolean => typeof value === 'string' && statuses.has(value.trim().toLowerCase());
+
 /** APIs whose 2xx answer the spec does not give (the alternative send) or gives as no body (a sandbox delete): a `status` there is the only word. */
 const STATUS_SPEAKS: ReadonlySet<ServiceApi> = new Set(['alternative', 'sandbox']);
 
@@ -164,8 +167,8 @@ export function readFailureOfSuccess(api: ServiceApi, body: unknown): ServiceFai
 		return { ...failure, ...(flag.code && flag.code !== failure.reason ? { code: flag.code } : {}) };
 	}
 	if (saysFalse(body.success) || saysFalse(body.ok)) return saidOr(titleAndDetails(message, details), 'The service reported a failure');
-	if (STATUS_SPEAKS.has(api) && typeof body.status === 'string' && FAILED_STATUSES.has(body.status.trim().toLowerCase())) {
-		return { reason: message ?? details ?? text(body.reason) ?? `The service answered status "${body.status.trim()}"` };
+	if (STATUS_SPEAKS.has(api) && statusIn(FAILED_STATUSES, body.status)) {
+		return { reason: message ?? details ?? text(body.reason) ?? `The service answered status "${String(body.status).trim()}"` };
 	}
 	// The direct send's failure form further on ("Error: Message sending failed | ...", "Message not
 	// sent. Reason: ..."), in a text that does not plainly say the message went before its reason: the
@@ -177,9 +180,11 @@ export function readFailureOfSuccess(api: ServiceApi, body: unknown): ServiceFai
 	// failure and never says it went ("Insufficient credits", "Unable to send"): that failure, though a 2xx.
 	if (api === 'send' && message !== undefined) {
 		const said = straight(message);
-		if (HAS_SENT_WORD.test(said) ? !claimsSent(said) || namesFailure(said) : namesFailure(said) || AGAINST.test(withoutNoneFailed(said)) || NAMED_CONDITIONS.has(classifyFailure(said))) {
-			return { reason: message };
-		}
+		const cleared = withoutNoneFailed(said);
+		const fails = HAS_SENT_WORD.test(said)
+			? !claimsSent(said) || FAILURE_WORDS.test(cleared)
+			: FAILURE_WORDS.test(cleared) || AGAINST.test(cleared) || NAMED_CONDITIONS.has(classifyFailure(said));
+		if (fails) return { reason: message };
 	}
 	return undefined;
 }
@@ -260,8 +265,8 @@ function hasMessageId(body: Record<string, unknown>): boolean {
 		isObject(entry) &&
 		(text(entry.id) !== undefined || typeof entry.id === 'number') &&
 		!entryError(entry.error) &&
-		!(typeof entry.status === 'string' && FAILED_STATUSES.has(entry.status.trim().toLowerCase())) &&
-		!(typeof entry.message_status === 'string' && FAILED_STATUSES.has(entry.message_status.trim().toLowerCase()));
+		!statusIn(FAILED_STATUSES, entry.status) &&
+		!statusIn(FAILED_STATUSES, entry.message_status);
 	return lists.some((list) => Array.isArray(list) && list.some(receipt));
 }
 
@@ -282,7 +287,7 @@ export function alsoSaysSent(api: ServiceApi, body: unknown, status: number): bo
 	if (saysTrue(body)) return true;
 	if (!isObject(body)) return false;
 	if (says(body.ok, true) || hasMessageId(body)) return true;
-	if (STATUS_SPEAKS.has(api) && typeof body.status === 'string' && TAKEN_STATUSES.has(body.status.trim().toLowerCase())) return true;
+	if (STATUS_SPEAKS.has(api) && statusIn(TAKEN_STATUSES, body.status)) return true;
 	const message = text(body.message);
 	if (message === undefined) return false;
 	if (api === 'send' && status < 300) return saysDone(api, body);

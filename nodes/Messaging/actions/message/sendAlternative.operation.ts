@@ -2,7 +2,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { phoneNumberField, messageTextField } from '../../../shared/descriptions';
-import { TAKEN_STATUSES, isObject } from '../../../shared/errors';
+import { TAKEN_STATUSES, isObject, statusIn } from '../../../shared/errors';
 import { firstOf } from '../../../shared/output';
 import type { PreparedItem } from '../../../shared/router';
 import { ItemInput } from '../../../shared/validation';
@@ -44,7 +44,7 @@ const isSuccess = (answer: unknown) =>
 		Array.isArray(answer.messages) ||
 		(isObject(answer.details) && Array.isArray(answer.details.messages)) ||
 		typeof answer.message === 'string' ||
-		(typeof answer.status === 'string' && TAKEN_STATUSES.has(answer.status.trim().toLowerCase())));
+		statusIn(TAKEN_STATUSES, answer.status));
 
 export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedItem {
 	const input = new ItemInput(this, itemIndex);
