@@ -85,6 +85,40 @@ describe.each([
 	}, 60_000);
 });
 
+describe('executions arriving in steps against an account limit unknown to the node (webhooks, a CRM trigger)', () => {
+	it(`one item, two more ${((0.69 * WINDOW_MS) / 1000).toFixed(2)} s later, then ${3 * LIMIT - 3} at ${(1.4 * WINDOW_MS) / 1000} s, the spec's 400 reason: all delivered once within 1.2x the ideal, at the whole limit`, async () => {
+		// The burst finds the window partly filled by the executions before it, and the refusals
+		// begin when it has sent only part of the limit: learned from that burst alone, the limit
+		// was 8 per 3 s, then 3 per 7.5 s, and these took 2.5x the ideal (an outside review, on n8n
+		// 1.123 with one webhook execution per message).
+		emulator.setFaults({ latencyMs: LATENCY_MS, latencyJitterMs: 0, rateLimit: { limit: LIMIT, windowMs: WINDOW_MS, answer: 'reason' } });
+		const credentialId = 'seek-steps';
+		const items = bulkItems(3 * LIMIT);
+		const started = performance.now();
+		const steps: Array<[number, IDataObject[]]> = [
+			[0, items.slice(0, 1)],
+			[0.69 * WINDOW_MS, items.slice(1, 3)],
+			[1.4 * WINDOW_MS, items.slice(3)],
+		];
+		const runs = steps.map(async ([at, stepItems]) => {
+			await sleep(at);
+			return await execution(stepItems, credentialId);
+		});
+		const outcomes = await Promise.all(runs);
+		const tookMs = performance.now() - started;
+		for (const outcome of outcomes) expect(outcome.error).toBeUndefined();
+		expect(emulator.deliveries).toHaveLength(3 * LIMIT);
+		expect(emulator.duplicates()).toEqual([]);
+		expect(emulator.maxRequestsInWindow(WINDOW_MS, (request) => request.outcome === 'delivered')).toBeLessThanOrEqual(LIMIT);
+		// Ideal: each as soon as the window lets it, from when its execution began (the first 10 in
+		// the window: 1 + 2 + 7; then the two steps leave it in turn, then the burst's 7): three windows
+		// and a half past the first send, and the last answer.
+		const idealMs = 1.4 * WINDOW_MS + 2 * WINDOW_MS + 2 * LATENCY_MS;
+		console.log(`limit-seeking (executions in steps): ${refusals()} refusals; ${Math.round(tookMs)} ms, ideal ${idealMs} ms`);
+		expect(tookMs).toBeLessThanOrEqual(1.2 * idealMs);
+	}, 90_000);
+});
+
 describe('an account limit counted per clock window (a counter reset on every multiple of the window, as per clock minute), unknown to the node', () => {
 	it(`defaults, ${3 * LIMIT} items, the spec's 400 reason: all delivered once within 1.2x the ideal; the window is learned whole, and a later run gets no refusal`, async () => {
 		// The first pause sees the counter reset before a whole window has passed (the run began

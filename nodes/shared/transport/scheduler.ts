@@ -1,5 +1,7 @@
 import { sleep } from 'n8n-workflow';
 
+import { estimateLimit } from './limitEstimate';
+
 /**
  * When a request may start. One Account per credential and API group in this process holds
  * everything every run using them shares: the requests under way, what the service accepted
@@ -35,20 +37,24 @@ import { sleep } from 'n8n-workflow';
  *       window (it admits the next one once that answer leaves its window).
  *    d. An accepted probe ends the pause (probes of its batch refused after it go again under
  *       the limit it taught, their Retry-After holding, and begin no new pause) and teaches the
- *       limit: what the service accepted before it refused (back to a quiet second, or two of
- *       the fastest round trips against a slow service; under a learned limit, its window, and
- *       at least the learned count when none started with the refused request got past and the
- *       window found is longer: it had not reopened), per the time from the oldest of those
- *       to the probe (the round length below it, when a whole-second Retry-After made the probe
- *       late). A pause in which a request started after the refused one was accepted teaches
- *       nothing: a full window refuses everything after it, so that refusal was a stray one.
+ *       limit. Its window is at least the time from the oldest answer the refusal counted (back
+ *       to a quiet second, or two of the fastest round trips against a slow service; under a
+ *       learned limit, its window) to the probe (the round length below it, when a whole-second
+ *       Retry-After made the probe late). Of the sliding limits over that window or a longer
+ *       round one, it learns the fastest that fits every refusal since the pause before and
+ *       every answer accepted (limitEstimate.ts: the window before each refusal was full, none
+ *       held more than the limit): the last burst alone may have filled only part of the window.
+ *       When none fits (a counter reset on the clock, a limit changed), it learns what the
+ *       service accepted in that time (at least the learned count when none started with the
+ *       refused request got past and the window found is longer: it had not reopened). A pause
+ *       in which a request started after the refused one was accepted teaches nothing: a full
+ *       window refuses everything after it, so that refusal was a stray one.
  *    e. From then on the account never has more than that many in such a window, in every run
  *       (a request counted half the fastest round trip before its answer: the service counted it
  *       earlier, by at least the way back of the answer, and the next request still has its way
  *       there to go; together those take about a whole round trip). The count creeps up by 5%
  *       once ten windows' worth were accepted at it without a refusal (a plan may be raised;
- *       idle time shows nothing) and drops to what was accepted at the next refusal (to what it
- *       was before, when the refused request was the creep's alone).
+ *       idle time shows nothing), and is learned again at the next refusal.
  * 6. A pause longer than a run's Max Wait fails that run's waiting requests with
  *    LimitNotReopenedError (a last probe goes at Max Wait; a probe already under way then, another
  *    run's or one that hangs, is waited for a second more, or two of the fastest round trips when
@@ -192,6 +198,11 @@ class TimeLog {
 		return this.times.length - this.indexAfter(after);
 	}
 
+	/** The times after `after`, at most the `most` latest of them. */
+	after(after: number, most: number): number[] {
+		return this.times.slice(Math.max(this.indexAfter(after), this.times.length - most));
+	}
+
 	/** The `k`-th (0 = oldest) of the times after `after`. */
 	nthAfter(after: number, k: number): number | undefined {
 		return this.times[this.indexAfter(after) + k];
@@ -276,6 +287,15 @@ const LAST_PROBE_ANSWER_MS = 1_000;
 /** Probes of one pause are at least this far apart. */
 const PROBE_MIN_GAP_MS = 250;
 
+/** The most answers a limit is estimated from (rule 5d): the latest ones. */
+const ESTIMATE_ANSWERS = 20_000;
+
+/** How many of the latest round trips set that tolerance. */
+const KEPT_ROUND_TRIPS = 100;
+
+/** The least two answer times are taken to be off from the service's counting (rule 5d). */
+const ESTIMATE_TOLERANCE_MS = 20;
+
 /** A learned limit creeps up once this many windows' worth were accepted at it without a refusal. */
 const CREEP_AFTER_WINDOWS = 10;
 
@@ -321,6 +341,8 @@ interface Pause {
 	 * refuses everything after it), so this pause teaches no limit. Its Retry-After still holds (while something waits on it: rule 7).
 	 */
 	stray: boolean;
+	/** When its refusals were answered (each says the window was full then). */
+	refusals: number[];
 }
 
 interface Waiter {
@@ -355,8 +377,16 @@ export class Account {
 	private latencySamples = 0;
 	/** The fastest round trip seen (never forgotten: a stale one only errs on the safe side). */
 	private fastestRoundTrip = Infinity;
+	/** The latest round trips of answers the service counted or refused, oldest first (rule 5d's tolerance). */
+	private readonly roundTripsSeen: number[] = [];
 	learned?: LearnedLimit;
 	pause?: Pause;
+	/**
+	 * Refusals that said the window was full, since the pause before the present one began: with
+	 * the present pause's, the evidence a limit is estimated from (rule 5d). Two pauses back, not
+	 * an hour: a plan changed, or another client of the account, must not hold the estimate for long.
+	 */
+	private earlierRefusals: number[] = [];
 	/** Places given in line so far. */
 	private places = 0;
 	/** Starts so far: orders starts made in the same millisecond. */
@@ -654,6 +684,10 @@ export class Account {
 		if (outcome.type === 'abandoned') return;
 		// A probe of this pause (one that started in an earlier pause speaks for that one).
 		const probe = probeOf !== undefined && probeOf === this.pause;
+		if (outcome.type === 'refused' || outcome.type === 'answered') {
+			if (this.roundTripsSeen.length >= KEPT_ROUND_TRIPS) this.roundTripsSeen.shift();
+			this.roundTripsSeen.push(end - startedAt);
+		}
 		if (outcome.type === 'refused') {
 			if (probeOf !== undefined && !probe && !this.pause) {
 				// A probe of a pause that a batch-mate ended (accepted at the time the service named: a
@@ -661,6 +695,7 @@ export class Account {
 				// probe taught, and the time it names holds; a new pause here would begin again at each
 				// named time, and the learned limit would never apply.
 				if (outcome.retryAfterMs !== undefined) this.pausedUntil = Math.max(this.pausedUntil, end + outcome.retryAfterMs);
+				noteRefusal(this.earlierRefusals, end);
 				return;
 			}
 			// Not a cut in concurrency: a rate refusal says the account's window is full, not that the
@@ -717,15 +752,18 @@ export class Account {
 				underLearned: this.learned && { base: this.learned.base, windowMs: this.learned.windowMs },
 				batchAccepted: this.latestAcceptedStart >= startedAt,
 				stray: false,
+				refusals: [now],
 			};
 			// A refusal: what the creep counts starts again.
 			if (this.learned) this.learned.acceptedSince = 0;
 		} else if (probe) {
+			noteRefusal(this.pause.refusals, now);
 			this.pause.refusedProbes++;
 			// The time the service named was wrong once: from now on one probe at a time.
 			this.pause.batch = 1;
 		} else {
 			// Under way when the pause began: the pause already speaks for it.
+			noteRefusal(this.pause.refusals, now);
 			if (retryAfterMs !== undefined) this.askedToWait(now, retryAfterMs);
 			return;
 		}
@@ -781,6 +819,7 @@ export class Account {
 	 */
 	private endPauseIfDeserted(): void {
 		if ((!this.pause && this.pausedUntil === 0) || (this.pause?.probing ?? 0) > 0 || this.queue.length > 0) return;
+		if (this.pause && !this.pause.stray) this.earlierRefusals = this.pause.refusals;
 		this.pause = undefined;
 		this.pausedUntil = 0;
 		this.lastProbeAt = -Infinity;
@@ -800,9 +839,17 @@ export class Account {
 			// refused, a token bucket's refill).
 			const { underLearned } = pause;
 			const longer = underLearned !== undefined && !pause.batchAccepted && windowMs > underLearned.windowMs;
-			const count = longer ? Math.max(pause.accepted, underLearned.base) : pause.accepted;
-			this.learned = { count, base: count, windowMs, acceptedSince: 0 };
+			// The fastest sliding limit that fits every refusal since the pause before and every answer
+			// accepted, over that window or a longer one; when none fits, what this pause showed.
+			const refused = [...this.earlierRefusals, ...pause.refusals];
+			const estimate = estimateLimit(
+				{ accepted: this.accepted.after(Math.min(...refused) - KEPT_MS, ESTIMATE_ANSWERS), refused, toleranceMs: this.estimateTolerance() },
+				[windowMs, ...ROUND_WINDOWS_MS.filter((length) => length > windowMs)],
+			);
+			const count = estimate?.count ?? (longer ? Math.max(pause.accepted, underLearned.base) : pause.accepted);
+			this.learned = { count, base: count, windowMs: estimate?.windowMs ?? windowMs, acceptedSince: 0 };
 		}
+		if (!pause.stray) this.earlierRefusals = pause.refusals;
 		this.pause = undefined;
 		this.pausedUntil = 0;
 		this.lastProbeAt = -Infinity;
@@ -830,6 +877,16 @@ export class Account {
 	 */
 	private answerLead(): number {
 		return this.roundTrips(0.5);
+	}
+
+	/**
+	 * How far two answer times may be off from when the service counted the requests (rule 5d):
+	 * each was counted somewhere within its round trip, so by up to a round trip; the 90th
+	 * percentile of the latest ones (a busy n8n reads some answers hundreds of ms late).
+	 */
+	private estimateTolerance(): number {
+		const sorted = [...this.roundTripsSeen].sort((a, b) => a - b);
+		return Math.max(ESTIMATE_TOLERANCE_MS, sorted[Math.floor(sorted.length * 0.9)] ?? 0);
 	}
 
 	/** `n` of the fastest round trips seen; 0 before any was measured. */
@@ -866,6 +923,14 @@ export function learnedWindow(upperMs: number, lowerMs: number): number {
 	let round: number | undefined;
 	for (const length of ROUND_WINDOWS_MS) if (length <= upperMs && length > lowerMs) round = length;
 	return Math.max(1, round ?? upperMs);
+}
+
+/** The refusals kept as evidence of one pause or between two (rule 5d): the latest ones. */
+const KEPT_REFUSALS = 1_000;
+
+function noteRefusal(refusals: number[], time: number): void {
+	if (refusals.length >= KEPT_REFUSALS) refusals.shift();
+	refusals.push(time);
 }
 
 /** Accounts of this process, one per credential and API group; in memory only. */
