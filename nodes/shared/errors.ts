@@ -182,7 +182,7 @@ export function readFailureOfSuccess(api: ServiceApi, body: unknown): ServiceFai
 		const said = straight(message);
 		const cleared = withoutNoneFailed(said);
 		const fails = HAS_SENT_WORD.test(said)
-			? !claimsSent(said) || FAILURE_WORDS.test(cleared)
+			? !claimsSent(said) || FAILURE_WORDS.test(cleared) || NONE_SENT.test(said)
 			: FAILURE_WORDS.test(cleared) || AGAINST.test(cleared) || NAMED_CONDITIONS.has(classifyFailure(said));
 		if (fails) return { reason: message };
 	}
@@ -205,7 +205,13 @@ const beforeReason = (message: string) => message.split(/\breason\s*:/i)[0];
 const SENT_WORD = /\b(?:sent|delivered|queued|success(?:ful(?:ly)?)?)\b/gi;
 /** SENT_WORD for a test: a global pattern keeps where its last match ended. */
 const HAS_SENT_WORD = new RegExp(SENT_WORD.source, 'i');
-const AGAINST = /\b(?:no|not|never|neither|nor|cannot|unable|fail\w*|false|error|unsuccessful)\b|n't\b/i;
+const AGAINST = /\b(?:no|not|nothing|never|neither|nor|cannot|unable|fail\w*|false|error|unsuccessful)\b|n't\b/i;
+/**
+ * A count of none sent ("0 messages sent", "No messages were sent", "Nothing sent", "Sent: 0"):
+ * no success, though its words name sending; beside them it says both (not sent again).
+ */
+const NONE_SENT =
+	/\b(?:0|zero|no|none|nothing)\s+(?:of\s+)?(?:\w+\s+){0,2}(?:(?:was|were|has been|have been)\s+)?(?:sent|delivered|queued)\b|\b(?:sent|delivered|queued)\s*[:=]\s*(?:0|none|no|false)\b/i;
 const DENIAL_BEFORE = /(?:\b(?:not|never|cannot)\s+|n't\s+|\b(?:fail(?:ed|s)?|unable)\s+to\s+)(?:(?:yet|have|has|had|be|been|being)\s+)*$/i;
 const straight = (message: string) => message.replace(/[\u2018\u2019\u02bc]/g, "'");
 /**

@@ -200,6 +200,16 @@ describe('a direct send\'s 2xx result text: sent, failed, or says both (may have
 		[{ message: 'Message sent failed | Reason: Insufficient credits' }, 'says both'],
 		[{ message: 'Sent on retry; first message sending failed' }, 'says both'],
 		[{ message: 'Message accepted | Reason: queued for delivery' }, 'says both'],
+		// A count of none sent: no success (it was reported sent, and the message lost).
+		[{ message: '0 messages sent' }, 'says both'],
+		[{ message: 'No messages were sent' }, 'says both'],
+		[{ message: 'Nothing sent' }, 'says both'],
+		[{ message: 'Sent: 0' }, 'says both'],
+		[{ message: 'Delivered: false' }, 'says both'],
+		[{ message: 'Nothing to send' }, 'failed'],
+		[{ message: 'Message sent successfully. 0 credits left' }, 'sent'],
+		[{ message: 'Sent: 1, Failed: 0' }, 'sent'],
+		[{ message: 'Message sent; 0 errors' }, 'sent'],
 		[{ message: 'OK | Reason: message sent' }, 'says both'],
 		// A denial of something else beside a claim that it went.
 		[{ message: 'Message sent successfully. You cannot send more messages to this number today', error: 'Message limit for this number reached' }, 'says both'],
