@@ -799,6 +799,36 @@ describe('an account limit found from refusals', () => {
 		(await probeAgain).finish({ type: 'answered' });
 	});
 
+	it.each([
+		{ windowMs: 10_000, stopAtMs: 2_000, laterAtMs: 3_000 },
+		{ windowMs: 60_000, stopAtMs: 5_000, laterAtMs: 20_000 },
+	])("the execution after a run stopped in a pause (a $windowMs ms window; stopped at $stopAtMs ms, the next at $laterAtMs ms) goes on from the stopped run's probes: sent once the window reopens, with the limit learned", async ({ windowMs, stopAtMs, laterAtMs }) => {
+		// The pause ended with nobody waiting on it (rule 7). Begun again from the later refusal, its
+		// probes counted from that refusal: the message came 8 s after the window reopened, after 15
+		// refused probes, and nothing was learned (nothing accepted since a quiet second).
+		const account = new Account();
+		const svc = service(10, windowMs, 50);
+		const stop = new AbortController();
+		const stopped = lane({}, { signal: stop.signal });
+		const first = Array.from({ length: 30 }, () => svc.send(account, stopped).catch(() => undefined));
+		await vi.advanceTimersByTimeAsync(stopAtMs);
+		stop.abort(new Error('stopped'));
+		await Promise.all(first);
+		await vi.advanceTimersByTimeAsync(laterAtMs - stopAtMs);
+		const before = svc.log.length;
+		const later = svc.send(account, lane());
+		await vi.runAllTimersAsync();
+		await later;
+		const tries = svc.log.slice(before);
+		const reopensAt = svc.log[0].at + windowMs;
+		expect(tries.at(-1)!.accepted).toBe(true);
+		// Sent as the window reopens (at the round length that is the window), not a round length later.
+		expect(tries.at(-1)!.at).toBeLessThanOrEqual(reopensAt + 100);
+		// Its probes go on from the stopped run's: the round lengths left up to the window.
+		expect(tries.filter(({ accepted }) => !accepted).length).toBeLessThanOrEqual(windowMs === 10_000 ? 6 : 8);
+		expect(account.state.learned).toMatchObject({ count: 10, windowMs });
+	});
+
 	it('one-item executions arriving one by one against a sliding window with Retry-After: once the limit is learned, none is refused', async () => {
 		// At the time the service named, what it had accepted goes at once; a sliding window has freed
 		// only its oldest place then, so one probe is accepted and the others are refused. Those

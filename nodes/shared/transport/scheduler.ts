@@ -68,7 +68,8 @@ import { estimateLimit } from './limitEstimate';
  *    Max Wait would otherwise hold every later execution, with no request, for as long as it
  *    said (a proxy's error page said a day, a date in 2099 seventy years). A later run asks the
  *    service again, one request, and is told the time again if it still holds; the next refusal
- *    begins a new pause.
+ *    begins a new pause. With nothing accepted since the pause that ended, its window still holds:
+ *    the new pause counts from that one's oldest answer, and its probes go on from where they were.
  */
 
 /** The limits the user set on the node for one run. */
@@ -387,6 +388,8 @@ export class Account {
 	 * an hour: a plan changed, or another client of the account, must not hold the estimate for long.
 	 */
 	private earlierRefusals: number[] = [];
+	/** A pause that ended with nobody waiting on it before a probe was accepted (rule 7): where its window began. */
+	private deserted?: { since: number; oldest: number; accepted: number };
 	/** Places given in line so far. */
 	private places = 0;
 	/** Starts so far: orders starts made in the same millisecond. */
@@ -736,9 +739,19 @@ export class Account {
 			// earlier answers still inside the window are stragglers of a burst before), else the
 			// answers since the last quiet second.
 			const since = this.learned ? now - this.learned.windowMs : this.burstStart(now);
-			const accepted = this.accepted.countAfter(since);
+			let accepted = this.accepted.countAfter(since);
 			const skipped = this.learned ? Math.max(0, accepted - this.learned.count) : 0;
-			const oldest = this.accepted.nthAfter(since, skipped) ?? now;
+			let oldest = this.accepted.nthAfter(since, skipped) ?? now;
+			// Refused again with nothing accepted since a pause nobody waited on any more (its run was
+			// stopped): that pause's window still holds, and its probes go on from where they were.
+			// Counted from this refusal, they began again at a quarter second, the message came a round
+			// length after the window reopened, and nothing was learned.
+			const { deserted } = this;
+			this.deserted = undefined;
+			if (deserted && this.accepted.countAfter(deserted.since) === 0 && oldest > deserted.oldest) {
+				oldest = deserted.oldest;
+				accepted = deserted.accepted;
+			}
 			this.pause = {
 				since: now,
 				oldest,
@@ -819,7 +832,10 @@ export class Account {
 	 */
 	private endPauseIfDeserted(): void {
 		if ((!this.pause && this.pausedUntil === 0) || (this.pause?.probing ?? 0) > 0 || this.queue.length > 0) return;
-		if (this.pause && !this.pause.stray) this.earlierRefusals = this.pause.refusals;
+		if (this.pause && !this.pause.stray) {
+			this.earlierRefusals = this.pause.refusals;
+			this.deserted = { since: this.pause.since, oldest: this.pause.oldest, accepted: this.pause.accepted };
+		}
 		this.pause = undefined;
 		this.pausedUntil = 0;
 		this.lastProbeAt = -Infinity;
