@@ -299,8 +299,16 @@ export function alsoSaysSent(api: ServiceApi, body: unknown, status: number): bo
 	if (api === 'send' && status < 300) return saysDone(api, body);
 	if (status === 401 || status === 403 || status === 429) return false;
 	const said = straight(message);
-	return plainlySent(said) && !namesFailure(said) && !/\bonly\b/i.test(said) && classifyFailure(said) !== 'rateLimit';
+	// A refusal naming a condition of spec part 7 that a success would not (a rate limit, the number's
+	// limit) says both only when it says this very message went ("Message sent. Per minute limit now
+	// reached.": taken for a rate refusal, it was sent 7 times); a count of messages sent before ("You
+	// have sent 30 messages", "50 messages sent today") speaks of others.
+	if (NAMED_CONDITIONS.has(classifyFailure(said))) return THIS_MESSAGE_SENT.test(said);
+	return plainlySent(said) && !namesFailure(said) && !/\bonly\b/i.test(said);
 }
+
+/** "Message sent", "The message was delivered", "Message has been successfully queued"; not "no message sent". */
+const THIS_MESSAGE_SENT = /(?<!\bno\s)\bmessage\s+(?:(?:was|has\s+been|is)\s+)?(?:successfully\s+)?(?:sent|delivered|queued)\b/i;
 
 /** The conditions spec part 7 lists, with what a user can do about each. */
 type FailureKind =

@@ -84,6 +84,12 @@ describe('a failure whose body also says the message went says both: may have be
 		['sendTemplate', '200 OK', { success: 'false', messaging_response_info: { messages: [{ id: 'wamid.9', message_status: 'accepted' }] } }],
 		['sendDashboard', '400 Bad Request', { success: false, message: 'Message sent', details: { messages: [{ id: 'm1', message_status: 'sent' }] } }],
 		['send', '400 Bad Request', { message: 'Message sent successfully' }],
+		// A rate refusal that says this very message went (diff review: waited out and sent 7 times).
+		['sendDashboard', '200 OK', { success: false, message: 'Message sent successfully. Rate limit: 60 per minute' }],
+		['send', '400 Bad Request', { message: 'Message sent. Per minute limit now reached.' }],
+		// A count of none sent (reported as sent, the message lost).
+		['send', '200 OK', { message: '0 messages sent' }],
+		['send', '200 OK', { message: 'Sent: 0' }],
 	] as Array<[Operation, string, object]>)('%s answered %s %j', async (operation, status, body) => {
 		const { url, seen } = await answering(() => answer(status, body));
 		const run = await runOnce(url, operation);

@@ -262,6 +262,17 @@ describe('alsoSaysSent: a failure whose answer also says the message went (says 
 		['send', 400, { message: 'Message with attachment sent successfully' }, true],
 		['send', 400, { message: 'Message sent successfully. Credits remaining: 41' }, true],
 		['send', 402, { message: 'Messages are sent only after payment' }, false],
+		// A rate refusal that says this very message went: sent again, it went 7 times (diff review).
+		['dashboard', 200, { success: false, message: 'Message sent successfully. Rate limit: 60 per minute' }, true],
+		['send', 400, { message: 'Message sent. Per minute limit now reached.' }, true],
+		['send', 400, { message: 'Your message was delivered; rate limit exceeded for the next hour' }, true],
+		// The spec's own, and counts of other messages: waited out and sent again.
+		['send', 400, { message: 'Rate limit exceeded (messages per minute or per hour)' }, false],
+		['send', 400, { message: 'Rate limit exceeded: 30 messages sent in the last minute' }, false],
+		['send', 400, { message: 'Rate limit exceeded. Message was not sent' }, false],
+		['send', 400, { message: 'Rate limit exceeded: no message sent' }, false],
+		['send', 429, { message: 'Message sent. Per minute limit now reached.' }, false],
+		['send', 400, { message: 'Message limit for this number reached. 50 messages sent today.' }, false],
 	] as Array<[ServiceApi, number, unknown, boolean]>)('%s %s %j: %s', (api, status, body, both) => {
 		expect(alsoSaysSent(api, body, status)).toBe(both);
 	});
