@@ -181,8 +181,9 @@ export function readFailureOfSuccess(api: ServiceApi, body: unknown): ServiceFai
 	if (api === 'send' && message !== undefined) {
 		const said = straight(message);
 		const cleared = withoutNoneFailed(said);
+		// A count of none sent counts against the message only with no claim beside it ("Sent: 1, Queued: 0").
 		const fails = HAS_SENT_WORD.test(said)
-			? !claimsSent(said) || FAILURE_WORDS.test(cleared) || NONE_SENT.test(said)
+			? !claimsSent(said.replace(NONE_SENT, ' ')) || FAILURE_WORDS.test(cleared)
 			: FAILURE_WORDS.test(cleared) || AGAINST.test(cleared) || NAMED_CONDITIONS.has(classifyFailure(said));
 		if (fails) return { reason: message };
 	}
@@ -207,11 +208,12 @@ const SENT_WORD = /\b(?:sent|delivered|queued|success(?:ful(?:ly)?)?)\b/gi;
 const HAS_SENT_WORD = new RegExp(SENT_WORD.source, 'i');
 const AGAINST = /\b(?:no|not|nothing|never|neither|nor|cannot|unable|fail\w*|false|error|unsuccessful)\b|n't\b/i;
 /**
- * A count of none sent ("0 messages sent", "No messages were sent", "Nothing sent", "Sent: 0"):
- * no success, though its words name sending; beside them it says both (not sent again).
+ * A count of none sent ("0 messages sent", "No messages were sent", "Nothing sent", "Sent: 0",
+ * "Sent 0 messages", "0/1 messages sent"): no claim that the message went, though its words name
+ * sending (set aside before one is looked for); alone, the answer says both (not sent again).
  */
 const NONE_SENT =
-	/\b(?:0|zero|no|none|nothing)\s+(?:of\s+)?(?:\w+\s+){0,2}(?:(?:was|were|has been|have been)\s+)?(?:sent|delivered|queued)\b|\b(?:sent|delivered|queued)\s*[:=]\s*(?:0|none|no|false)\b/i;
+	/\b(?:0|zero|no|none|nothing)\s+(?:of\s+(?:\d+\s+)?)?(?:\w+\s+){0,2}(?:(?:was|were|has been|have been)\s+)?(?:sent|delivered|queued)\b|\b(?:sent|delivered|queued)\s*[:=]\s*(?:0|none|no|false)\b|\b(?:successfully\s+)?(?:sent|delivered|queued)\s+(?:0|zero|none)\b(?:\s+of\s+\d+)?|\b0\s*\/\s*\d+\s+(?:\w+\s+){0,2}(?:sent|delivered|queued)\b/gi;
 const DENIAL_BEFORE = /(?:\b(?:not|never|cannot)\s+|n't\s+|\b(?:fail(?:ed|s)?|unable)\s+to\s+)(?:(?:yet|have|has|had|be|been|being)\s+)*$/i;
 const straight = (message: string) => message.replace(/[\u2018\u2019\u02bc]/g, "'");
 /**
@@ -307,8 +309,13 @@ export function alsoSaysSent(api: ServiceApi, body: unknown, status: number): bo
 	return plainlySent(said) && !namesFailure(said) && !/\bonly\b/i.test(said);
 }
 
-/** "Message sent", "The message was delivered", "Message has been successfully queued"; not "no message sent". */
-const THIS_MESSAGE_SENT = /(?<!\bno\s)\bmessage\s+(?:(?:was|has\s+been|is)\s+)?(?:successfully\s+)?(?:sent|delivered|queued)\b/i;
+/**
+ * "Message sent", "Your message was delivered", "Message has been successfully queued", at the
+ * start of the text or of a sentence: not "the next message is sent", "no new message sent",
+ * "Rate limit exceeded: message sent to this number too often", "Message sent rate exceeded".
+ */
+const THIS_MESSAGE_SENT =
+	/(?:^|[.!;|]\s*)(?:(?:your|the)\s+)?message\s+(?:(?:was|has\s+been|is)\s+)?(?:successfully\s+)?(?:sent|delivered|queued)\b(?!\s+(?:rate|too|to\s+this\s+number\s+too)\b)/i;
 
 /** The conditions spec part 7 lists, with what a user can do about each. */
 type FailureKind =

@@ -210,6 +210,15 @@ describe('a direct send\'s 2xx result text: sent, failed, or says both (may have
 		[{ message: 'Message sent successfully. 0 credits left' }, 'sent'],
 		[{ message: 'Sent: 1, Failed: 0' }, 'sent'],
 		[{ message: 'Message sent; 0 errors' }, 'sent'],
+		[{ message: 'Sent 0 messages' }, 'says both'],
+		[{ message: 'Successfully sent 0 of 1 messages' }, 'says both'],
+		[{ message: '0/1 messages sent' }, 'says both'],
+		// None of something else beside a claim that it went (diff review: read as "says both").
+		[{ message: 'Message sent successfully (sent: 1, delivered: 0)' }, 'sent'],
+		[{ message: 'Sent: 1, Queued: 0' }, 'sent'],
+		[{ message: '1 message sent, 0 queued for retry' }, 'sent'],
+		[{ message: 'Message sent to 1 recipient (0 delivered so far)' }, 'sent'],
+		[{ message: 'Message sent successfully. No SMS fallback sent.' }, 'sent'],
 		[{ message: 'OK | Reason: message sent' }, 'says both'],
 		// A denial of something else beside a claim that it went.
 		[{ message: 'Message sent successfully. You cannot send more messages to this number today', error: 'Message limit for this number reached' }, 'says both'],
@@ -273,6 +282,13 @@ describe('alsoSaysSent: a failure whose answer also says the message went (says 
 		['send', 400, { message: 'Rate limit exceeded: no message sent' }, false],
 		['send', 429, { message: 'Message sent. Per minute limit now reached.' }, false],
 		['send', 400, { message: 'Message limit for this number reached. 50 messages sent today.' }, false],
+		// Other messages than this one, in a rate refusal (diff review: each read as "says both", so not waited out).
+		['send', 400, { message: 'Too many requests: wait a second before the next message is sent' }, false],
+		['send', 400, { message: 'Rate limit exceeded: the last message was sent less than 1 second ago' }, false],
+		['dashboard', 200, { success: false, message: 'Rate limit reached: no further message sent until the next minute' }, false],
+		['send', 400, { message: 'Rate limit exceeded: no new message sent' }, false],
+		['send', 400, { message: 'Message sent rate exceeded: 10 per minute' }, false],
+		['send', 400, { message: 'Rate limit exceeded: message sent to this number too often' }, false],
 	] as Array<[ServiceApi, number, unknown, boolean]>)('%s %s %j: %s', (api, status, body, both) => {
 		expect(alsoSaysSent(api, body, status)).toBe(both);
 	});

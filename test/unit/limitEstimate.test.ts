@@ -9,6 +9,9 @@ import { describe, expect, it } from 'vitest';
 
 import { countBounds, countWithin, estimateLimit, mostWithin } from '../../nodes/shared/transport/limitEstimate';
 
+/** The count learned is the most that fits (what the window held is not known here). */
+const asMuchAsFits = () => Infinity;
+
 const ROUND = [250, 500, 1_000, 2_000, 3_000, 5_000, 7_500, 10_000, 15_000, 20_000, 30_000, 60_000];
 
 describe('the limit estimate', () => {
@@ -30,25 +33,39 @@ describe('the limit estimate', () => {
 		const evidence = { accepted, refused, toleranceMs: 50 };
 		// The fastest that fits is taken: 8 per 3 s, the burst per the time to the probe.
 		expect(countBounds(evidence, 3_000)).toEqual({ least: 8, most: 8 });
-		expect(estimateLimit(evidence, windows)).toEqual({ count: 8, windowMs: 3_000 });
+		expect(estimateLimit(evidence, { windows, heldIn: asMuchAsFits })).toEqual({ count: 8, windowMs: 3_000 });
 		// Longer windows: the probe and the steps before the burst were taken within less than one.
 		expect(countBounds(evidence, 15_000).least).toBeGreaterThan(countBounds(evidence, 15_000).most);
 		// Shorter ones: refusals came when the burst had left such a window.
 		expect(countBounds(evidence, 1_000).most).toBe(0);
 		// Sent at 8 per 3 s: one more is taken at 17.1 s and the rest refused, which 8 per 3 s cannot explain.
-		expect(estimateLimit({ ...evidence, accepted: [...accepted, 17_100], refused: [...refused, 17_150] }, windows)).toEqual({ count: 10, windowMs: 10_000 });
+		expect(estimateLimit({ ...evidence, accepted: [...accepted, 17_100], refused: [...refused, 17_150] }, { windows, heldIn: asMuchAsFits })).toEqual({ count: 10, windowMs: 10_000 });
 	});
 
 	it('nothing refused, or nothing accepted, estimates nothing; nor does evidence no sliding window fits (a counter reset on the clock, a limit lowered)', () => {
-		expect(estimateLimit({ accepted: [100, 200], refused: [], toleranceMs: 20 }, ROUND)).toBeUndefined();
-		expect(estimateLimit({ accepted: [], refused: [100], toleranceMs: 20 }, ROUND)).toBeUndefined();
+		expect(estimateLimit({ accepted: [100, 200], refused: [], toleranceMs: 20 }, { windows: ROUND, heldIn: asMuchAsFits })).toBeUndefined();
+		expect(estimateLimit({ accepted: [], refused: [100], toleranceMs: 20 }, { windows: ROUND, heldIn: asMuchAsFits })).toBeUndefined();
 		// 20 taken within 200 ms, then refusals: any of the windows fits, and the shortest is the fastest.
 		const twenty = { accepted: [...Array.from({ length: 10 }, () => 59_900), ...Array.from({ length: 10 }, () => 60_100)], refused: [60_150, 61_000], toleranceMs: 20 };
-		expect(estimateLimit(twenty, [5_000, 10_000, 60_000])).toEqual({ count: 20, windowMs: 5_000 });
+		expect(estimateLimit(twenty, { windows: [5_000, 10_000, 60_000], heldIn: asMuchAsFits })).toEqual({ count: 20, windowMs: 5_000 });
 		// Refused 5 s later, with nothing taken since: not 5 s.
-		expect(estimateLimit({ ...twenty, refused: [...twenty.refused, 65_150] }, [5_000, 10_000, 60_000])).toEqual({ count: 20, windowMs: 10_000 });
+		expect(estimateLimit({ ...twenty, refused: [...twenty.refused, 65_150] }, { windows: [5_000, 10_000, 60_000], heldIn: asMuchAsFits })).toEqual({ count: 20, windowMs: 10_000 });
 		// Refused 70 s later still: no sliding window of these had anything in it.
-		expect(estimateLimit({ ...twenty, refused: [...twenty.refused, 65_150, 130_000] }, [5_000, 10_000, 60_000])).toBeUndefined();
+		expect(estimateLimit({ ...twenty, refused: [...twenty.refused, 65_150, 130_000] }, { windows: [5_000, 10_000, 60_000], heldIn: asMuchAsFits })).toBeUndefined();
+	});
+
+	it('a window learned before is kept while it fits; the count is what the window held, within the bounds that fit', () => {
+		// 10 per second, sent at it: a creep to 11 refused, the probe late by a whole-second Retry-After.
+		const accepted = Array.from({ length: 40 }, (_, index) => 1_000 + Math.floor(index / 10) * 1_000 + (index % 10) * 10);
+		const evidence = { accepted, refused: [4_095], toleranceMs: 50 };
+		expect(estimateLimit(evidence, { windows: [1_500, 2_000], keepMs: 1_000, heldIn: () => 10 })).toEqual({ count: 10, windowMs: 1_000 });
+		// Not kept, the late probe's window and longer ones: the fastest that fits is 20 per 1.5 s (a storm of refusals).
+		expect(estimateLimit(evidence, { windows: [1_500, 2_000], heldIn: asMuchAsFits })).toEqual({ count: 20, windowMs: 1_500 });
+		// What the window held is learned when it fits (10 in its last second), clamped when it does not.
+		expect(estimateLimit(evidence, { windows: [1_000], heldIn: () => 10 })).toEqual({ count: 10, windowMs: 1_000 });
+		expect(estimateLimit(evidence, { windows: [1_000], heldIn: () => 3 })).toEqual({ count: 10, windowMs: 1_000 });
+		// At most what the window before the refusal could have held, the tolerance's edges included.
+		expect(estimateLimit(evidence, { windows: [1_000], heldIn: () => 30 })).toEqual({ count: 15, windowMs: 1_000 });
 	});
 
 	it('never rules out the limit of a service counting a sliding window, whatever the requests and round trips (1,000 schedules)', () => {
@@ -93,9 +110,12 @@ describe('the limit estimate', () => {
 					// So the estimate exists once anything was refused, and is at least as fast as the limit
 					// among the windows at least as long as it.
 					if (refused.length > 0) {
-						const estimate = estimateLimit({ accepted, refused, toleranceMs: maxRoundTripMs }, ROUND.filter((length) => length >= windowMs));
+						const evidence = { accepted, refused, toleranceMs: maxRoundTripMs };
+						const estimate = estimateLimit(evidence, { windows: ROUND.filter((length) => length >= windowMs), heldIn: asMuchAsFits });
 						expect(estimate).toBeDefined();
 						expect(estimate!.count / estimate!.windowMs).toBeGreaterThanOrEqual(count / windowMs);
+						// And a window learned before is kept: the service's own is never given up.
+						expect(estimateLimit(evidence, { windows: ROUND, keepMs: windowMs, heldIn: () => count })).toEqual({ count, windowMs });
 					}
 				},
 			),

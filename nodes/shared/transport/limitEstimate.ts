@@ -28,26 +28,50 @@ export interface Limit {
 	windowMs: number;
 }
 
+/** Which windows to judge, and how the count learned for one is read. */
+export interface LimitChoice {
+	/** Window lengths (ms) to judge. */
+	windows: readonly number[];
+	/**
+	 * A window kept whenever it still fits (the one learned before): a refusal it explains (a creep
+	 * refused, a probe made late by a whole-second Retry-After) teaches no other. Judged only among
+	 * `windows`, a probe that came late moved the window up a round length each time.
+	 */
+	keepMs?: number;
+	/**
+	 * What the window before the refusal held, counted as the answers came (no tolerance): the count
+	 * learned, within the bounds that fit. The bounds alone are as loose as the tolerance: the upper
+	 * one learned 11 for 10 when an answer came near a window's edge.
+	 */
+	heldIn(windowMs: number): number;
+}
+
 /**
- * Of `windows` (lengths in ms), the limit that fits all of `evidence` with the highest rate, or
- * undefined when none fits (a counter reset on the clock, a limit changed meanwhile, several
- * limits at once: the caller falls back on what the last refusal showed). Several may fit while
- * little is known. Nothing speaks against a long window with everything accepted so far in it,
- * and the slowest would pace a few answers as an hourly limit; the fastest that fits is refused
- * if it is wrong, and that refusal rules it out.
+ * The limit learned from `evidence`: the window kept when it still fits, else of `choice.windows`
+ * the one that fits with the highest rate; undefined when none fits (a counter reset on the clock,
+ * a limit changed meanwhile, several limits at once: the caller falls back on what the last
+ * refusal showed). Several may fit while little is known. Nothing speaks against a long window with
+ * everything accepted so far in it, and the slowest would pace a few answers as an hourly limit;
+ * the fastest that fits is refused if it is wrong, and that refusal rules it out.
  */
-export function estimateLimit(evidence: LimitEvidence, windows: readonly number[]): Limit | undefined {
+export function estimateLimit(evidence: LimitEvidence, choice: LimitChoice): Limit | undefined {
 	if (evidence.refused.length === 0 || evidence.accepted.length === 0) return undefined;
 	// Refusals within a millisecond of each other say the same.
 	const refused = [...evidence.refused].sort((a, b) => a - b).filter((time, index, all) => index === 0 || time - all[index - 1] >= 1);
+	const judged = (windowMs: number): Limit | undefined => {
+		if (!(windowMs > 0)) return undefined;
+		const { least, most } = countBounds({ ...evidence, refused }, windowMs);
+		if (!(most >= least && most >= 1)) return undefined;
+		return { count: Math.min(most, Math.max(least, 1, Math.round(choice.heldIn(windowMs)))), windowMs };
+	};
+	const kept = choice.keepMs === undefined ? undefined : judged(choice.keepMs);
+	if (kept) return kept;
 	let best: Limit | undefined;
-	for (const windowMs of windows) {
-		if (!(windowMs > 0)) continue;
-		const { least, most: count } = countBounds({ ...evidence, refused }, windowMs);
-		if (!(count >= least)) continue;
-		if (!best || count * best.windowMs > best.count * windowMs || (count * best.windowMs === best.count * windowMs && windowMs < best.windowMs)) {
-			best = { count, windowMs };
-		}
+	for (const windowMs of choice.windows) {
+		const limit = judged(windowMs);
+		if (!limit) continue;
+		const { count } = limit;
+		if (!best || count * best.windowMs > best.count * windowMs || (count * best.windowMs === best.count * windowMs && windowMs < best.windowMs)) best = limit;
 	}
 	return best;
 }

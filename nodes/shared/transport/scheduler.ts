@@ -291,6 +291,9 @@ const PROBE_MIN_GAP_MS = 250;
 /** The most answers a limit is estimated from (rule 5d): the latest ones. */
 const ESTIMATE_ANSWERS = 20_000;
 
+/** How long past its oldest answer a pause nobody waited on is taken up again by a refusal, without a learned window (rule 7). */
+const DESERTED_KEPT_MS = 60_000;
+
 /** How many of the latest round trips set that tolerance. */
 const KEPT_ROUND_TRIPS = 100;
 
@@ -748,7 +751,11 @@ export class Account {
 			// length after the window reopened, and nothing was learned.
 			const { deserted } = this;
 			this.deserted = undefined;
-			if (deserted && this.accepted.countAfter(deserted.since) === 0 && oldest > deserted.oldest) {
+			// Only within a window's time (the learned one, else the spec's shortest, a minute) of that
+			// pause's oldest answer: a window full ten minutes on is another's (a client of the account
+			// filled it), and counted from then the probe went at Max Wait and taught 10 per 11 minutes.
+			const heldFor = this.learned?.windowMs ?? DESERTED_KEPT_MS;
+			if (deserted && this.accepted.countAfter(deserted.since) === 0 && oldest > deserted.oldest && now - deserted.oldest < heldFor) {
 				oldest = deserted.oldest;
 				accepted = deserted.accepted;
 			}
@@ -860,7 +867,12 @@ export class Account {
 			const refused = [...this.earlierRefusals, ...pause.refusals];
 			const estimate = estimateLimit(
 				{ accepted: this.accepted.after(Math.min(...refused) - KEPT_MS, ESTIMATE_ANSWERS), refused, toleranceMs: this.estimateTolerance() },
-				[windowMs, ...ROUND_WINDOWS_MS.filter((length) => length > windowMs)],
+				{
+					windows: [windowMs, ...ROUND_WINDOWS_MS.filter((length) => length > windowMs)],
+					keepMs: this.learned?.windowMs,
+					// What the refusal counted, and the answers before its oldest still within such a window.
+					heldIn: (length) => pause.accepted + Math.max(0, this.accepted.countAfter(pause.since - length) - this.accepted.countAfter(pause.oldest - 0.5)),
+				},
 			);
 			const count = estimate?.count ?? (longer ? Math.max(pause.accepted, underLearned.base) : pause.accepted);
 			this.learned = { count, base: count, windowMs: estimate?.windowMs ?? windowMs, acceptedSince: 0 };
@@ -897,12 +909,12 @@ export class Account {
 
 	/**
 	 * How far two answer times may be off from when the service counted the requests (rule 5d):
-	 * each was counted somewhere within its round trip, so by up to a round trip; the 90th
-	 * percentile of the latest ones (a busy n8n reads some answers hundreds of ms late).
+	 * each was counted somewhere within its round trip, so by up to the longest of the latest ones
+	 * (a busy n8n reads some answers hundreds of ms late; at their 90th percentile, those beyond it
+	 * ruled out the true limit, and each pause learned a longer window).
 	 */
 	private estimateTolerance(): number {
-		const sorted = [...this.roundTripsSeen].sort((a, b) => a - b);
-		return Math.max(ESTIMATE_TOLERANCE_MS, sorted[Math.floor(sorted.length * 0.9)] ?? 0);
+		return Math.max(ESTIMATE_TOLERANCE_MS, ...this.roundTripsSeen);
 	}
 
 	/** `n` of the fastest round trips seen; 0 before any was measured. */

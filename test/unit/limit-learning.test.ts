@@ -1,0 +1,149 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- not shipped: test code, run by Node outside n8n; prints what it measured (README: Lint) */
+/**
+ * How the account limit is learned (scheduler rule 5d, 7, and limitEstimate.ts), under simulated
+ * time, against services a real account may sit behind: another client of the account, a
+ * whole-second Retry-After, a busy n8n reading answers late. Each case comes from a diff review of
+ * the limit estimate and failed before its fix.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+import { Account, Counts } from '../../nodes/shared/transport/scheduler';
+import type { Outcome, RunLane, UserLimits } from '../../nodes/shared/transport/scheduler';
+
+const NO_LIMITS: UserLimits = { maxConcurrent: undefined, maxPerSecond: 0, maxPerMinute: 0, maxWaitMs: 60_000 };
+
+function lane(limits: Partial<UserLimits> = {}, { signal = new AbortController().signal } = {}): RunLane {
+	return { limits: { ...NO_LIMITS, ...limits }, shareLimits: true, signal, since: Date.now(), own: new Counts() };
+}
+
+interface Limit {
+	count: number;
+	windowMs: number;
+	fixed?: boolean;
+}
+
+/**
+ * A service counting sliding (or clock-fixed) windows, several limits at once, over arrival
+ * times; `other(at)` is another client of the same account (it takes a place if one is free).
+ */
+function service(limits: Limit[], latencyMs: number, { retryAfter = false, readLateMs = undefined as ((tries: number) => number) | undefined } = {}) {
+	const admitted: number[] = [];
+	const log: Array<{ start: number; at: number; accepted: boolean }> = [];
+	const full = (at: number) =>
+		limits.some(({ count, windowMs, fixed }) => {
+			const windowStart = fixed ? at - (at % windowMs) : at - windowMs + 1;
+			return admitted.filter((time) => time >= windowStart).length >= count;
+		});
+	const reopensIn = (at: number) => {
+		let wait = 0;
+		for (const { count, windowMs, fixed } of limits) {
+			const windowStart = fixed ? at - (at % windowMs) : at - windowMs + 1;
+			const inWindow = admitted.filter((time) => time >= windowStart);
+			if (inWindow.length >= count) wait = Math.max(wait, (fixed ? windowStart : inWindow[inWindow.length - count]) + windowMs - at);
+		}
+		return wait;
+	};
+	return {
+		log,
+		admitted,
+		other(at: number): boolean {
+			if (full(at)) return false;
+			admitted.push(at);
+			admitted.sort((a, b) => a - b);
+			return true;
+		},
+		async send(account: Account, run: RunLane): Promise<void> {
+			for (let place: number | undefined; ; ) {
+				const ticket = await account.acquire(run, { place });
+				place = ticket.place;
+				const start = Date.now();
+				await new Promise((resolve) => setTimeout(resolve, latencyMs / 2));
+				const at = Date.now();
+				const accepted = !full(at);
+				if (accepted) admitted.push(at);
+				log.push({ start, at, accepted });
+				const wait = reopensIn(Date.now() + latencyMs / 2);
+				await new Promise((resolve) => setTimeout(resolve, latencyMs / 2 + (readLateMs?.(log.length) ?? 0)));
+				const outcome: Outcome = accepted ? { type: 'answered' } : { type: 'refused', retryAfterMs: retryAfter ? Math.max(1_000, Math.ceil(wait / 1000) * 1000) : undefined };
+				ticket.finish(outcome);
+				if (accepted) return;
+			}
+		},
+	};
+}
+
+async function sendAll(account: Account, svc: ReturnType<typeof service>, n: number, limits: Partial<UserLimits> = {}) {
+	const run = lane(limits);
+	const started = Date.now();
+	const all = Promise.all(Array.from({ length: n }, async () => await svc.send(account, run)));
+	await vi.runAllTimersAsync();
+	await all;
+	return Date.now() - started;
+}
+
+beforeEach(() => vi.useFakeTimers({ now: 1_000_000 }));
+afterEach(() => vi.useRealTimers());
+
+describe('the execution after a run stopped in a pause', () => {
+	it('a pause deserted long ago (10 min) is not continued: refused at once by a window another client of the account filled, the next execution neither waits Max Wait nor learns a window of 11 minutes', async () => {
+		const account = new Account();
+		const svc = service([{ count: 10, windowMs: 10_000 }], 50);
+		const stop = new AbortController();
+		const stopped = lane({}, { signal: stop.signal });
+		const first = Array.from({ length: 30 }, () => svc.send(account, stopped).catch(() => undefined));
+		await vi.advanceTimersByTimeAsync(2_000);
+		stop.abort(new Error('stopped'));
+		await Promise.all(first);
+		// Ten minutes later another client of the account fills its window just before our next execution.
+		await vi.advanceTimersByTimeAsync(600_000 - 1_000);
+		for (let i = 0; i < 10; i++) svc.other(Date.now());
+		await vi.advanceTimersByTimeAsync(1_000);
+		const before = svc.log.length;
+		const t0 = Date.now();
+		const one = svc.send(account, lane());
+		await vi.runAllTimersAsync();
+		await one;
+		const tookOne = Date.now() - t0;
+		console.log(`one message: ${tookOne} ms, ${svc.log.slice(before).filter(({ accepted }) => !accepted).length} refused, learned ${JSON.stringify(account.state.learned)}`);
+		// Taken up again, the stopped run's pause counted from 10 minutes before: its probe went at Max
+		// Wait and taught 10 per 11 minutes. The other client's window reopens 9 s after our message
+		// came: probes from this refusal find it within a round length.
+		expect(tookOne).toBeLessThanOrEqual(15_000);
+		// Then 30 more: a limit of 10 per 10 s takes about 20 s; learned as 10 per 11 minutes it took over 20 minutes.
+		const took = await sendAll(account, svc, 30);
+		console.log(`30 more: ${took} ms, learned ${JSON.stringify(account.state.learned)}`);
+		expect(took).toBeLessThanOrEqual(40_000);
+	});
+});
+
+describe('the limit estimate against a plain sliding limit', () => {
+	it('10 per second with a whole-second Retry-After, two minutes of sending: the limit stays 10 per second, no storm of refusals', async () => {
+		// A creep to 11 is refused; the probe, late by the whole-second Retry-After, finds a window of
+		// 1.5 s. Judged over windows of 1.5 s or longer, the fastest that fit was 20 per 1.5 s: every
+		// burst of 20 was refused for half, and each pause learned it again (its tolerance kept it
+		// fitting): 1,005 refusals for 1,200 messages, 148 s. The learned window is kept while it fits.
+		const account = new Account();
+		const svc = service([{ count: 10, windowMs: 1_000 }], 50, { retryAfter: true });
+		const took = await sendAll(account, svc, 1_200);
+		const refused = svc.log.filter(({ accepted }) => !accepted).length;
+		console.log(`10/s with Retry-After: ${took} ms for 1200, ${refused} refused, learned ${JSON.stringify(account.state.learned)}`);
+		expect(account.state.learned).toMatchObject({ count: 10, windowMs: 1_000 });
+		expect(refused).toBeLessThanOrEqual(100);
+		expect(took).toBeLessThanOrEqual(1.1 * 120_000);
+	});
+
+	it('10 per second, a busy n8n reading a fifth of the answers up to 800 ms late: the next run is not paced far below the limit', async () => {
+		// With a tolerance of the 90th percentile of round trips, the later answers fell outside it and
+		// ruled out 10 per second; the fastest long window that fit was learned (70 per 7.5 s), and under
+		// a learned window each later pause's window is at least that long: it grew to 30 s, 60 s,
+		// 120 s, then 20 per 90 s. The next run of 600 took 43 minutes. The tolerance is now the
+		// longest round trip of the latest ones.
+		const account = new Account();
+		const svc = service([{ count: 10, windowMs: 1_000 }], 40, { readLateMs: (n) => ((n * 7_919) % 1_000 < 200 ? (n * 104_729) % 800 : 0) });
+		await sendAll(account, svc, 600);
+		await vi.advanceTimersByTimeAsync(60_000);
+		const took = await sendAll(account, svc, 600);
+		console.log(`next run: ${took} ms for 600, learned ${JSON.stringify(account.state.learned)}`);
+		expect(took).toBeLessThanOrEqual(2 * 60_000);
+	});
+});
