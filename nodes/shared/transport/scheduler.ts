@@ -40,13 +40,15 @@ import { estimateLimit } from './limitEstimate';
  *       limit. Its window is at least the time from the oldest answer the refusal counted (back
  *       to a quiet second, or two of the fastest round trips against a slow service; under a
  *       learned limit, its window) to the probe (the round length below it, when a whole-second
- *       Retry-After made the probe late). Of the sliding limits over that window or a longer
- *       round one, it learns the fastest that fits every refusal since the pause before and
- *       every answer accepted (limitEstimate.ts: the window before each refusal was full, none
- *       held more than the limit): the last burst alone may have filled only part of the window.
- *       When none fits (a counter reset on the clock, a limit changed), it learns what the
- *       service accepted in that time (at least the learned count when none started with the
- *       refused request got past and the window found is longer: it had not reopened). A pause
+ *       Retry-After made the probe late). It keeps the window learned before while that still
+ *       fits every refusal since the pause before and every answer accepted (limitEstimate.ts:
+ *       the window before each refusal was full, none held more than the limit), else learns
+ *       the fastest that fits over that window or a longer round one: the last burst alone may
+ *       have filled only part of the window. The count is what the window held at the refusal,
+ *       within what fits. When none fits (a counter reset on the clock, a limit changed), it
+ *       learns what the service accepted in that time (at least the learned count when none
+ *       started with the refused request got past and the window found is longer: it had not
+ *       reopened). A pause
  *       in which a request started after the refused one was accepted teaches nothing: a full
  *       window refuses everything after it, so that refusal was a stray one.
  *    e. From then on the account never has more than that many in such a window, in every run
@@ -68,8 +70,9 @@ import { estimateLimit } from './limitEstimate';
  *    Max Wait would otherwise hold every later execution, with no request, for as long as it
  *    said (a proxy's error page said a day, a date in 2099 seventy years). A later run asks the
  *    service again, one request, and is told the time again if it still holds; the next refusal
- *    begins a new pause. With nothing accepted since the pause that ended, its window still holds:
- *    the new pause counts from that one's oldest answer, and its probes go on from where they were.
+ *    begins a new pause. With nothing accepted since the pause that ended, and within a window's
+ *    time (the learned one, else a minute) of its oldest answer, that window still holds: the new
+ *    pause counts from that answer, and its probes go on from where they were.
  */
 
 /** The limits the user set on the node for one run. */
