@@ -181,9 +181,8 @@ export function readFailureOfSuccess(api: ServiceApi, body: unknown): ServiceFai
 	if (api === 'send' && message !== undefined) {
 		const said = straight(message);
 		const cleared = withoutNoneFailed(said);
-		// A count of none sent counts against the message only with no claim beside it ("Sent: 1, Queued: 0").
 		const fails = HAS_SENT_WORD.test(said)
-			? !claimsSent(said.replace(NONE_SENT, ' ')) || FAILURE_WORDS.test(cleared)
+			? !claimsSent(withoutNoneSent(said)) || FAILURE_WORDS.test(cleared)
 			: FAILURE_WORDS.test(cleared) || AGAINST.test(cleared) || NAMED_CONDITIONS.has(classifyFailure(said));
 		if (fails) return { reason: message };
 	}
@@ -213,7 +212,16 @@ const AGAINST = /\b(?:no|not|nothing|never|neither|nor|cannot|unable|fail\w*|fal
  * sending (set aside before one is looked for); alone, the answer says both (not sent again).
  */
 const NONE_SENT =
-	/\b(?:0|zero|no|none|nothing)\s+(?:of\s+(?:\d+\s+)?)?(?:\w+\s+){0,2}(?:(?:was|were|has been|have been)\s+)?(?:sent|delivered|queued)\b|\b(?:sent|delivered|queued)\s*[:=]\s*(?:0|none|no|false)\b|\b(?:successfully\s+)?(?:sent|delivered|queued)\s+(?:0|zero|none)\b(?:\s+of\s+\d+)?|\b0\s*\/\s*\d+\s+(?:\w+\s+){0,2}(?:sent|delivered|queued)\b/gi;
+	/\b(?:0|zero|no|none|nothing)\s+(?:of\s+(?:\d+\s+)?)?(?:[\w()]+\s+){0,2}(?:(?:was|were|has been|have been)\s+)?(?:sent|delivered|queued)\b|\b(?:sent|delivered|queued)(?:\s+successfully)?\s*[:=]\s*(?:0|none|no|false)\b|\b(?:successfully\s+)?(?:sent|delivered|queued)\s+(?:0|zero|none)\b(?:\s*(?:of|\/)\s*\d+)?|\b0\s*\/\s*\d+\s+(?:[\w()]+\s+){0,2}(?:sent|delivered|queued)\b/gi;
+/**
+ * The text without its counts of none sent, for a claim that the message went: with one, only a
+ * word of sending counts ("Sent: 1, Queued: 0"); a success word is the request's ("Request
+ * processed successfully. 0 messages sent", "0 messages sent successfully").
+ */
+const withoutNoneSent = (said: string): string => {
+	const rest = said.replace(NONE_SENT, ' ');
+	return rest === said || /\b(?:sent|delivered|queued)\b/i.test(rest) ? rest : '';
+};
 const DENIAL_BEFORE = /(?:\b(?:not|never|cannot)\s+|n't\s+|\b(?:fail(?:ed|s)?|unable)\s+to\s+)(?:(?:yet|have|has|had|be|been|being)\s+)*$/i;
 const straight = (message: string) => message.replace(/[\u2018\u2019\u02bc]/g, "'");
 /**
@@ -305,17 +313,19 @@ export function alsoSaysSent(api: ServiceApi, body: unknown, status: number): bo
 	// limit) says both only when it says this very message went ("Message sent. Per minute limit now
 	// reached.": taken for a rate refusal, it was sent 7 times); a count of messages sent before ("You
 	// have sent 30 messages", "50 messages sent today") speaks of others.
-	if (NAMED_CONDITIONS.has(classifyFailure(said))) return THIS_MESSAGE_SENT.test(said);
+	// Read on the answer as it came: a line break ends a sentence there.
+	if (NAMED_CONDITIONS.has(classifyFailure(said))) return THIS_MESSAGE_SENT.test(straight(String(body.message)));
 	return plainlySent(said) && !namesFailure(said) && !/\bonly\b/i.test(said);
 }
 
 /**
- * "Message sent", "Your message was delivered", "Message has been successfully queued", at the
- * start of the text or of a sentence: not "the next message is sent", "no new message sent",
- * "Rate limit exceeded: message sent to this number too often", "Message sent rate exceeded".
+ * "Message sent", "Your WhatsApp message was delivered", "OK, message sent", at the start of the
+ * text or of a clause, after at most two words that do not make it another message: not "the next
+ * message is sent", "no new message sent", "wait a second before the next message is sent",
+ * "Message sent rate exceeded", "Message sent too soon", "message sent to this number too often".
  */
 const THIS_MESSAGE_SENT =
-	/(?:^|[.!;|]\s*)(?:(?:your|the)\s+)?message\s+(?:(?:was|has\s+been|is)\s+)?(?:successfully\s+)?(?:sent|delivered|queued)\b(?!\s+(?:rate|too|to\s+this\s+number\s+too)\b)/i;
+	/(?:^|[.!;:,|\n\r\-\u2013]\s*)(?:(?!(?:next|last|previous|new|further|no|another|each|every|any|other)\b)[\w']+\s+){0,2}message\s+(?:(?:was|has\s+been|is)\s+)?(?:successfully\s+)?(?:sent|delivered|queued)\b(?!\s+(?:rate|too|to\s+this\s+number\s+too)\b)/i;
 
 /** The conditions spec part 7 lists, with what a user can do about each. */
 type FailureKind =

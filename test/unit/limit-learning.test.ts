@@ -7,79 +7,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { Account, Counts } from '../../nodes/shared/transport/scheduler';
-import type { Outcome, RunLane, UserLimits } from '../../nodes/shared/transport/scheduler';
-
-const NO_LIMITS: UserLimits = { maxConcurrent: undefined, maxPerSecond: 0, maxPerMinute: 0, maxWaitMs: 60_000 };
-
-function lane(limits: Partial<UserLimits> = {}, { signal = new AbortController().signal } = {}): RunLane {
-	return { limits: { ...NO_LIMITS, ...limits }, shareLimits: true, signal, since: Date.now(), own: new Counts() };
-}
-
-interface Limit {
-	count: number;
-	windowMs: number;
-	fixed?: boolean;
-}
-
-/**
- * A service counting sliding (or clock-fixed) windows, several limits at once, over arrival
- * times; `other(at)` is another client of the same account (it takes a place if one is free).
- */
-function service(limits: Limit[], latencyMs: number, { retryAfter = false, readLateMs = undefined as ((tries: number) => number) | undefined } = {}) {
-	const admitted: number[] = [];
-	const log: Array<{ start: number; at: number; accepted: boolean }> = [];
-	const full = (at: number) =>
-		limits.some(({ count, windowMs, fixed }) => {
-			const windowStart = fixed ? at - (at % windowMs) : at - windowMs + 1;
-			return admitted.filter((time) => time >= windowStart).length >= count;
-		});
-	const reopensIn = (at: number) => {
-		let wait = 0;
-		for (const { count, windowMs, fixed } of limits) {
-			const windowStart = fixed ? at - (at % windowMs) : at - windowMs + 1;
-			const inWindow = admitted.filter((time) => time >= windowStart);
-			if (inWindow.length >= count) wait = Math.max(wait, (fixed ? windowStart : inWindow[inWindow.length - count]) + windowMs - at);
-		}
-		return wait;
-	};
-	return {
-		log,
-		admitted,
-		other(at: number): boolean {
-			if (full(at)) return false;
-			admitted.push(at);
-			admitted.sort((a, b) => a - b);
-			return true;
-		},
-		async send(account: Account, run: RunLane): Promise<void> {
-			for (let place: number | undefined; ; ) {
-				const ticket = await account.acquire(run, { place });
-				place = ticket.place;
-				const start = Date.now();
-				await new Promise((resolve) => setTimeout(resolve, latencyMs / 2));
-				const at = Date.now();
-				const accepted = !full(at);
-				if (accepted) admitted.push(at);
-				log.push({ start, at, accepted });
-				const wait = reopensIn(Date.now() + latencyMs / 2);
-				await new Promise((resolve) => setTimeout(resolve, latencyMs / 2 + (readLateMs?.(log.length) ?? 0)));
-				const outcome: Outcome = accepted ? { type: 'answered' } : { type: 'refused', retryAfterMs: retryAfter ? Math.max(1_000, Math.ceil(wait / 1000) * 1000) : undefined };
-				ticket.finish(outcome);
-				if (accepted) return;
-			}
-		},
-	};
-}
-
-async function sendAll(account: Account, svc: ReturnType<typeof service>, n: number, limits: Partial<UserLimits> = {}) {
-	const run = lane(limits);
-	const started = Date.now();
-	const all = Promise.all(Array.from({ length: n }, async () => await svc.send(account, run)));
-	await vi.runAllTimersAsync();
-	await all;
-	return Date.now() - started;
-}
+import { Account } from '../../nodes/shared/transport/scheduler';
+import { lane, sendAll, service } from './limit-service';
 
 beforeEach(() => vi.useFakeTimers({ now: 1_000_000 }));
 afterEach(() => vi.useRealTimers());
@@ -110,7 +39,7 @@ describe('the execution after a run stopped in a pause', () => {
 		// came: probes from this refusal find it within a round length.
 		expect(tookOne).toBeLessThanOrEqual(15_000);
 		// Then 30 more: a limit of 10 per 10 s takes about 20 s; learned as 10 per 11 minutes it took over 20 minutes.
-		const took = await sendAll(account, svc, 30);
+		const { took } = await sendAll(account, svc, 30);
 		console.log(`30 more: ${took} ms, learned ${JSON.stringify(account.state.learned)}`);
 		expect(took).toBeLessThanOrEqual(40_000);
 	});
@@ -124,7 +53,7 @@ describe('the limit estimate against a plain sliding limit', () => {
 		// fitting): 1,005 refusals for 1,200 messages, 148 s. The learned window is kept while it fits.
 		const account = new Account();
 		const svc = service([{ count: 10, windowMs: 1_000 }], 50, { retryAfter: true });
-		const took = await sendAll(account, svc, 1_200);
+		const { took } = await sendAll(account, svc, 1_200);
 		const refused = svc.log.filter(({ accepted }) => !accepted).length;
 		console.log(`10/s with Retry-After: ${took} ms for 1200, ${refused} refused, learned ${JSON.stringify(account.state.learned)}`);
 		expect(account.state.learned).toMatchObject({ count: 10, windowMs: 1_000 });
@@ -142,7 +71,7 @@ describe('the limit estimate against a plain sliding limit', () => {
 		const svc = service([{ count: 10, windowMs: 1_000 }], 40, { readLateMs: (n) => ((n * 7_919) % 1_000 < 200 ? (n * 104_729) % 800 : 0) });
 		await sendAll(account, svc, 600);
 		await vi.advanceTimersByTimeAsync(60_000);
-		const took = await sendAll(account, svc, 600);
+		const { took } = await sendAll(account, svc, 600);
 		console.log(`next run: ${took} ms for 600, learned ${JSON.stringify(account.state.learned)}`);
 		expect(took).toBeLessThanOrEqual(2 * 60_000);
 	});

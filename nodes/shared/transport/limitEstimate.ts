@@ -83,8 +83,16 @@ export function estimateLimit(evidence: LimitEvidence, choice: LimitChoice): Lim
  */
 export function countBounds({ accepted, refused, toleranceMs }: LimitEvidence, windowMs: number): { least: number; most: number } {
 	let most = Infinity;
-	for (const time of refused) most = Math.min(most, countWithin(accepted, time - windowMs - toleranceMs, time + toleranceMs));
-	return { least: mostWithin(accepted, windowMs - toleranceMs), most };
+	let first = Infinity;
+	for (const time of refused) {
+		most = Math.min(most, countWithin(accepted, time - windowMs - toleranceMs, time + toleranceMs));
+		first = Math.min(first, time);
+	}
+	// What was taken from a window before the first refusal on: the same time as the refusals speak
+	// for. Bursts of an hour before (100 at once on a plan of 100 a minute) ruled out the 20 per
+	// second the plan was raised to, and a long window was learned: hundreds of refusals.
+	const since = Number.isFinite(first) ? indexAfter(accepted, first - windowMs - toleranceMs) : 0;
+	return { least: mostWithin(accepted.slice(since), windowMs - toleranceMs), most };
 }
 
 /** How many of the ascending `times` are after `after` and at or before `until`. */

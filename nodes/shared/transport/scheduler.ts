@@ -70,9 +70,9 @@ import { estimateLimit } from './limitEstimate';
  *    Max Wait would otherwise hold every later execution, with no request, for as long as it
  *    said (a proxy's error page said a day, a date in 2099 seventy years). A later run asks the
  *    service again, one request, and is told the time again if it still holds; the next refusal
- *    begins a new pause. With nothing accepted since the pause that ended, and within a window's
- *    time (the learned one, else a minute) of its oldest answer, that window still holds: the new
- *    pause counts from that answer, and its probes go on from where they were.
+ *    begins a new pause. With nothing accepted since the pause that ended, and about when its next
+ *    probe was due, that pause would have been waiting still: the new pause counts from its oldest
+ *    answer, and its probes go on from where they were.
  */
 
 /** The limits the user set on the node for one run. */
@@ -294,8 +294,13 @@ const PROBE_MIN_GAP_MS = 250;
 /** The most answers a limit is estimated from (rule 5d): the latest ones. */
 const ESTIMATE_ANSWERS = 20_000;
 
-/** How long past its oldest answer a pause nobody waited on is taken up again by a refusal, without a learned window (rule 7). */
-const DESERTED_KEPT_MS = 60_000;
+/**
+ * How much longer than the time this pause took to reopen a learned window may be (rule 5d). Long
+ * windows fit at about the pace the account was sent at, whatever the limit (the count grows with
+ * the window): chosen for it after refusals another client of the account caused, 239 per 2
+ * minutes was learned for 20 per 10 s, and whole bursts of it were refused.
+ */
+const MAX_WINDOW_GROWTH = 4;
 
 /** How many of the latest round trips set that tolerance. */
 const KEPT_ROUND_TRIPS = 100;
@@ -395,7 +400,7 @@ export class Account {
 	 */
 	private earlierRefusals: number[] = [];
 	/** A pause that ended with nobody waiting on it before a probe was accepted (rule 7): where its window began. */
-	private deserted?: { since: number; oldest: number; accepted: number };
+	private deserted?: { since: number; oldest: number; accepted: number; nextProbeAt: number };
 	/** Places given in line so far. */
 	private places = 0;
 	/** Starts so far: orders starts made in the same millisecond. */
@@ -754,11 +759,11 @@ export class Account {
 			// length after the window reopened, and nothing was learned.
 			const { deserted } = this;
 			this.deserted = undefined;
-			// Only within a window's time (the learned one, else the spec's shortest, a minute) of that
-			// pause's oldest answer: a window full ten minutes on is another's (a client of the account
-			// filled it), and counted from then the probe went at Max Wait and taught 10 per 11 minutes.
-			const heldFor = this.learned?.windowMs ?? DESERTED_KEPT_MS;
-			if (deserted && this.accepted.countAfter(deserted.since) === 0 && oldest > deserted.oldest && now - deserted.oldest < heldFor) {
+			// Only about when that pause's next probe was due (twice as long from its oldest answer, a
+			// round length or so): this refusal is one it would have had. Later, the window may be
+			// another's (a client of the account, another worker filled it): counted from the old answer,
+			// a probe went at the round minute and taught 10 per minute against 10 per 10 s.
+			if (deserted && this.accepted.countAfter(deserted.since) === 0 && oldest > deserted.oldest && now - deserted.oldest <= 2 * (deserted.nextProbeAt - deserted.oldest)) {
 				oldest = deserted.oldest;
 				accepted = deserted.accepted;
 			}
@@ -844,7 +849,7 @@ export class Account {
 		if ((!this.pause && this.pausedUntil === 0) || (this.pause?.probing ?? 0) > 0 || this.queue.length > 0) return;
 		if (this.pause && !this.pause.stray) {
 			this.earlierRefusals = this.pause.refusals;
-			this.deserted = { since: this.pause.since, oldest: this.pause.oldest, accepted: this.pause.accepted };
+			this.deserted = { since: this.pause.since, oldest: this.pause.oldest, accepted: this.pause.accepted, nextProbeAt: this.pause.nextProbeAt };
 		}
 		this.pause = undefined;
 		this.pausedUntil = 0;
@@ -871,7 +876,7 @@ export class Account {
 			const estimate = estimateLimit(
 				{ accepted: this.accepted.after(Math.min(...refused) - KEPT_MS, ESTIMATE_ANSWERS), refused, toleranceMs: this.estimateTolerance() },
 				{
-					windows: [windowMs, ...ROUND_WINDOWS_MS.filter((length) => length > windowMs)],
+					windows: [windowMs, ...ROUND_WINDOWS_MS.filter((length) => length > windowMs && length <= MAX_WINDOW_GROWTH * windowMs)],
 					keepMs: this.learned?.windowMs,
 					// What the refusal counted, and the answers before its oldest still within such a window.
 					heldIn: (length) => pause.accepted + Math.max(0, this.accepted.countAfter(pause.since - length) - this.accepted.countAfter(pause.oldest - 0.5)),
