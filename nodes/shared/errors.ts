@@ -205,14 +205,15 @@ const beforeReason = (message: string) => message.split(/\breason\s*:/i)[0];
 const SENT_WORD = /\b(?:sent|delivered|queued|success(?:ful(?:ly)?)?)\b/gi;
 /** SENT_WORD for a test: a global pattern keeps where its last match ended. */
 const HAS_SENT_WORD = new RegExp(SENT_WORD.source, 'i');
-const AGAINST = /\b(?:no|not|nothing|never|neither|nor|cannot|unable|fail\w*|false|error|unsuccessful)\b|n't\b/i;
+const AGAINST = /\b(?:no|not|never|neither|nor|cannot|unable|fail\w*|false|error|unsuccessful)\b|n't\b/i;
 /**
  * A count of none sent ("0 messages sent", "No messages were sent", "Nothing sent", "Sent: 0",
  * "Sent 0 messages", "0/1 messages sent"): no claim that the message went, though its words name
- * sending (set aside before one is looked for); alone, the answer says both (not sent again).
+ * sending (set aside before one is looked for); alone, the answer says both (not sent again). Of
+ * sending only: none delivered yet ("0 delivered, 1 pending") is what a fresh send says.
  */
 const NONE_SENT =
-	/\b(?:0|zero|no|none|nothing)\s+(?:of\s+(?:\d+\s+)?)?(?:[\w()]+\s+){0,2}(?:(?:was|were|has been|have been)\s+)?(?:sent|delivered|queued)\b|\b(?:sent|delivered|queued)(?:\s+successfully)?\s*[:=]\s*(?:0|none|no|false)\b|\b(?:successfully\s+)?(?:sent|delivered|queued)\s+(?:0|zero|none)\b(?:\s*(?:of|\/)\s*\d+)?|\b0\s*\/\s*\d+\s+(?:[\w()]+\s+){0,2}(?:sent|delivered|queued)\b/gi;
+	/\b(?:0|zero|no|none|nothing)\s+(?:of\s+(?:\d+\s+)?)?(?:[\w()]+\s+){0,2}(?:(?:was|were|has been|have been)\s+)?sent\b|\bsent(?:\s+successfully)?\s*[:=]\s*(?:0|none|no|false)\b|\b(?:successfully\s+)?sent\s+(?:0|zero|none)\b(?:\s*(?:of|\/)\s*\d+)?|\b0\s*\/\s*\d+\s+(?:[\w()]+\s+){0,2}sent\b/gi;
 /**
  * The text without its counts of none sent, for a claim that the message went: with one, only a
  * word of sending counts ("Sent: 1, Queued: 0"); a success word is the request's ("Request
@@ -229,7 +230,8 @@ const straight = (message: string) => message.replace(/[\u2018\u2019\u02bc]/g, "
  * "Subscription expired"): not a bare "no" or "not", which a success uses too ("Message accepted,
  * no errors", "Do not reply to this number").
  */
-const FAILURE_WORDS = /\b(?:error|fail\w*|false|unsuccessful\w*|wrong|invalid|denied|refused|rejected|declined|insufficient|expired|exceeded|blocked|limit reached|too many)\b/i;
+const FAILURE_WORDS =
+	/\b(?:error|fail\w*|false|unsuccessful\w*|wrong|invalid|denied|refused|rejected|declined|insufficient|expired|exceeded|blocked|limit reached|too many|undeliverable|discarded|opted[-\s]out|unsubscribed|queue (?:is )?full|nothing to send)\b/i;
 /**
  * What a success says of failures it did not have, or of nothing it asks ("Sent: 1, Failed: 0",
  * "0 errors", "Invalid numbers skipped: 0", "error-free", "no charge", "Do not reply"): set aside
@@ -313,8 +315,12 @@ export function alsoSaysSent(api: ServiceApi, body: unknown, status: number): bo
 	// limit) says both only when it says this very message went ("Message sent. Per minute limit now
 	// reached.": taken for a rate refusal, it was sent 7 times); a count of messages sent before ("You
 	// have sent 30 messages", "50 messages sent today") speaks of others.
-	// Read on the answer as it came: a line break ends a sentence there.
-	if (NAMED_CONDITIONS.has(classifyFailure(said))) return THIS_MESSAGE_SENT.test(straight(String(body.message)));
+	// Read on the answer as it came (a line break ends a sentence there), before the reason of the
+	// service's failure form: "Message sending failed | Reason: max 1 message sent per second" did not go.
+	if (NAMED_CONDITIONS.has(classifyFailure(said))) {
+		const raw = straight(String(body.message));
+		return THIS_MESSAGE_SENT.test(SERVICE_FAILURE_FORM.test(raw) ? beforeReason(raw) : raw);
+	}
 	return plainlySent(said) && !namesFailure(said) && !/\bonly\b/i.test(said);
 }
 
@@ -322,10 +328,11 @@ export function alsoSaysSent(api: ServiceApi, body: unknown, status: number): bo
  * "Message sent", "Your WhatsApp message was delivered", "OK, message sent", at the start of the
  * text or of a clause, after at most two words that do not make it another message: not "the next
  * message is sent", "no new message sent", "wait a second before the next message is sent",
- * "Message sent rate exceeded", "Message sent too soon", "message sent to this number too often".
+ * "Message sent rate exceeded", "Message sent too soon", "message sent to this number too often",
+ * "max 1 message sent per second", "Message sent limit per minute exceeded".
  */
 const THIS_MESSAGE_SENT =
-	/(?:^|[.!;:,|\n\r\-\u2013]\s*)(?:(?!(?:next|last|previous|new|further|no|another|each|every|any|other)\b)[\w']+\s+){0,2}message\s+(?:(?:was|has\s+been|is)\s+)?(?:successfully\s+)?(?:sent|delivered|queued)\b(?!\s+(?:rate|too|to\s+this\s+number\s+too)\b)/i;
+	/(?:^|[.!;:,|\n\r\-\u2013]\s*)(?:(?!(?:next|last|previous|new|further|no|another|each|every|any|other|max|maximum|one|a|\d+)\b)[\w']+\s+){0,2}message\s+(?:(?:was|has\s+been|is)\s+)?(?:successfully\s+)?(?:sent|delivered|queued)\b(?!\s+(?:rate|too|to\s+this\s+number\s+too|per|limit|limits|quota|count|cap)\b)/i;
 
 /** The conditions spec part 7 lists, with what a user can do about each. */
 type FailureKind =

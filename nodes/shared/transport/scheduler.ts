@@ -1,6 +1,6 @@
 import { sleep } from 'n8n-workflow';
 
-import { estimateLimit } from './limitEstimate';
+import { countBounds, estimateLimit } from './limitEstimate';
 
 /**
  * When a request may start. One Account per credential and API group in this process holds
@@ -873,15 +873,19 @@ export class Account {
 			// The fastest sliding limit that fits every refusal since the pause before and every answer
 			// accepted, over that window or a longer one; when none fits, what this pause showed.
 			const refused = [...this.earlierRefusals, ...pause.refusals];
-			const estimate = estimateLimit(
-				{ accepted: this.accepted.after(Math.min(...refused) - KEPT_MS, ESTIMATE_ANSWERS), refused, toleranceMs: this.estimateTolerance() },
-				{
-					windows: [windowMs, ...ROUND_WINDOWS_MS.filter((length) => length > windowMs && length <= MAX_WINDOW_GROWTH * windowMs)],
-					keepMs: this.learned?.windowMs,
-					// What the refusal counted, and the answers before its oldest still within such a window.
-					heldIn: (length) => pause.accepted + Math.max(0, this.accepted.countAfter(pause.since - length) - this.accepted.countAfter(pause.oldest - 0.5)),
-				},
-			);
+			const evidence = { accepted: this.accepted.after(Math.min(...refused) - KEPT_MS, ESTIMATE_ANSWERS), refused, toleranceMs: this.estimateTolerance() };
+			let estimate = estimateLimit(evidence, {
+				windows: [windowMs, ...ROUND_WINDOWS_MS.filter((length) => length > windowMs && length <= MAX_WINDOW_GROWTH * windowMs)],
+				keepMs: this.learned?.windowMs,
+				// What the refusal counted, and the answers before its oldest still within such a window.
+				heldIn: (length) => pause.accepted + Math.max(0, this.accepted.countAfter(pause.since - length) - this.accepted.countAfter(pause.oldest - 0.5)),
+			});
+			// The window learned before no longer fits because the service took more than its count (as
+			// learned, before any creep) within it: no sliding limit of it (a counter reset on the clock, a token bucket's refill, a plan
+			// raised), and a longer window would not be one either. Each pause then learned a window a few
+			// times longer (10 per clock second became 2,290 per 4 minutes: bursts of it refused).
+			const learnedBefore = this.learned;
+			if (estimate && learnedBefore && estimate.windowMs !== learnedBefore.windowMs && countBounds(evidence, learnedBefore.windowMs).least > learnedBefore.base) estimate = undefined;
 			const count = estimate?.count ?? (longer ? Math.max(pause.accepted, underLearned.base) : pause.accepted);
 			this.learned = { count, base: count, windowMs: estimate?.windowMs ?? windowMs, acceptedSince: 0 };
 		}
