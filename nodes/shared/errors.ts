@@ -214,12 +214,16 @@ const AGAINST = /\b(?:no|not|never|neither|nor|cannot|unable|fail\w*|false|error
  */
 const NONE_SENT =
 	/\b(?:0|zero|no|none|nothing)\s+(?:of\s+(?:\d+\s+)?)?(?:[\w()]+\s+){0,2}(?:(?:was|were|has been|have been)\s+)?sent\b|\bsent(?:\s+successfully)?\s*[:=]\s*(?:0|none|no|false)\b|\b(?:successfully\s+)?sent\s+(?:0|zero|none)\b(?:\s*(?:of|\/)\s*\d+)?|\b0\s*\/\s*\d+\s+(?:[\w()]+\s+){0,2}sent\b/gi;
+const TAKEN_WORDS = /\b(?:accepted|pending|queued|submitted|scheduled|processing)\b/i;
+
 /**
  * The text without its counts of none sent, for a claim that the message went: with one, only a
  * word of sending counts ("Sent: 1, Queued: 0"); a success word is the request's ("Request
  * processed successfully. 0 messages sent", "0 messages sent successfully").
  */
 const withoutNoneSent = (said: string): string => {
+	// None sent yet beside a message taken ("Message accepted, 0 sent so far, 1 pending") is a success.
+	if (TAKEN_WORDS.test(said)) return said;
 	const rest = said.replace(NONE_SENT, ' ');
 	return rest === said || /\b(?:sent|delivered|queued)\b/i.test(rest) ? rest : '';
 };
@@ -231,7 +235,7 @@ const straight = (message: string) => message.replace(/[\u2018\u2019\u02bc]/g, "
  * no errors", "Do not reply to this number").
  */
 const FAILURE_WORDS =
-	/\b(?:error|fail\w*|false|unsuccessful\w*|wrong|invalid|denied|refused|rejected|declined|insufficient|expired|exceeded|blocked|limit reached|too many|undeliverable|discarded|opted[-\s]out|unsubscribed|queue (?:is )?full|nothing to send)\b/i;
+	/\b(?:error|fail\w*|false|unsuccessful\w*|wrong|invalid|denied|refused|rejected|declined|insufficient|expired|exceeded|blocked|limit reached|too many|nothing to send)\b/i;
 /**
  * What a success says of failures it did not have, or of nothing it asks ("Sent: 1, Failed: 0",
  * "0 errors", "Invalid numbers skipped: 0", "error-free", "no charge", "Do not reply"): set aside

@@ -47,12 +47,12 @@ export interface LimitChoice {
 }
 
 /**
- * The limit learned from `evidence`: the window kept when it still fits, else of `choice.windows`
- * the one that fits with the highest rate; undefined when none fits (a counter reset on the clock,
- * a limit changed meanwhile, several limits at once: the caller falls back on what the last
- * refusal showed). Several may fit while little is known. Nothing speaks against a long window with
- * everything accepted so far in it, and the slowest would pace a few answers as an hourly limit;
- * the fastest that fits is refused if it is wrong, and that refusal rules it out.
+ * The limit learned from `evidence`: the window kept when it still fits, else the shortest of
+ * `choice.windows` that fits; undefined when none fits (a counter reset on the clock, a limit
+ * changed meanwhile, several limits at once: the caller falls back on what the last refusal
+ * showed). Several may fit while little is known. Nothing speaks against a long window with
+ * everything accepted so far in it, and the longest would pace a few answers as an hourly limit;
+ * a shorter one that is wrong is refused, and that refusal rules it out.
  */
 export function estimateLimit(evidence: LimitEvidence, choice: LimitChoice): Limit | undefined {
 	if (evidence.refused.length === 0 || evidence.accepted.length === 0) return undefined;
@@ -66,14 +66,14 @@ export function estimateLimit(evidence: LimitEvidence, choice: LimitChoice): Lim
 	};
 	const kept = choice.keepMs === undefined ? undefined : judged(choice.keepMs);
 	if (kept) return kept;
-	let best: Limit | undefined;
-	for (const windowMs of choice.windows) {
+	// The shortest that fits: the window the probe found when it does, else the least growth that
+	// explains the evidence. Taken as the fastest that fits, a window of 90 s fitted 60 a minute as
+	// well (answers read late widen what fits), and half of every burst of 120 was refused.
+	for (const windowMs of [...choice.windows].sort((a, b) => a - b)) {
 		const limit = judged(windowMs);
-		if (!limit) continue;
-		const { count } = limit;
-		if (!best || count * best.windowMs > best.count * windowMs || (count * best.windowMs === best.count * windowMs && windowMs < best.windowMs)) best = limit;
+		if (limit) return limit;
 	}
-	return best;
+	return undefined;
 }
 
 /**

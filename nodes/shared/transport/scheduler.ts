@@ -40,16 +40,17 @@ import { countBounds, estimateLimit } from './limitEstimate';
  *       limit. Its window is at least the time from the oldest answer the refusal counted (back
  *       to a quiet second, or two of the fastest round trips against a slow service; under a
  *       learned limit, its window) to the probe (the round length below it, when a whole-second
- *       Retry-After made the probe late). It keeps the window learned before while that still
- *       fits every refusal since the pause before and every answer accepted (limitEstimate.ts:
- *       the window before each refusal was full, none held more than the limit), else learns
- *       the fastest that fits over that window or a longer round one: the last burst alone may
- *       have filled only part of the window. The count is what the window held at the refusal,
- *       within what fits. When none fits (a counter reset on the clock, a limit changed), it
- *       learns what the service accepted in that time (at least the learned count when none
- *       started with the refused request got past and the window found is longer: it had not
- *       reopened). A pause
- *       in which a request started after the refused one was accepted teaches nothing: a full
+ *       Retry-After made the probe late). It keeps the window learned before while this refusal
+ *       came with it full and it still fits every refusal since the pause before and every
+ *       answer accepted (limitEstimate.ts: the window before each refusal was full, none held
+ *       more than the limit), else learns the shortest that fits of that window and the round
+ *       ones up to four times as long: the last burst alone may have filled only part of the
+ *       window. The count is what the window held at the refusal, within what fits. When none
+ *       fits, or the service took more than the learned count within the learned window (a
+ *       counter reset on the clock, a token bucket, a plan raised), it learns what the service
+ *       accepted in that time (at least the learned count when none started with the refused
+ *       request got past and the window found is longer: it had not reopened). A pause in
+ *       which a request started after the refused one was accepted teaches nothing: a full
  *       window refuses everything after it, so that refusal was a stray one.
  *    e. From then on the account never has more than that many in such a window, in every run
  *       (a request counted half the fastest round trip before its answer: the service counted it
@@ -870,15 +871,19 @@ export class Account {
 			// refused, a token bucket's refill).
 			const { underLearned } = pause;
 			const longer = underLearned !== undefined && !pause.batchAccepted && windowMs > underLearned.windowMs;
-			// The fastest sliding limit that fits every refusal since the pause before and every answer
-			// accepted, over that window or a longer one; when none fits, what this pause showed.
+			// The sliding limit that fits every refusal since the pause before and every answer accepted,
+			// over that window or a longer one (rule 5d); when none fits, what this pause showed.
 			const refused = [...this.earlierRefusals, ...pause.refusals];
 			const evidence = { accepted: this.accepted.after(Math.min(...refused) - KEPT_MS, ESTIMATE_ANSWERS), refused, toleranceMs: this.estimateTolerance() };
+			// What the refusal counted, and the answers before its oldest still within such a window.
+			const heldIn = (length: number) => pause.accepted + Math.max(0, this.accepted.countAfter(pause.since - length) - this.accepted.countAfter(pause.oldest - 0.5));
 			let estimate = estimateLimit(evidence, {
 				windows: [windowMs, ...ROUND_WINDOWS_MS.filter((length) => length > windowMs && length <= MAX_WINDOW_GROWTH * windowMs)],
-				keepMs: this.learned?.windowMs,
-				// What the refusal counted, and the answers before its oldest still within such a window.
-				heldIn: (length) => pause.accepted + Math.max(0, this.accepted.countAfter(pause.since - length) - this.accepted.countAfter(pause.oldest - 0.5)),
+				// Kept only when this refusal came with it full: a window refused with fewer in it than it
+				// allows speaks against it (a plan raised from 30 a minute to 10 a second refused 20 of each
+				// 30 at once, which 30 a minute also explains: kept, it was never left).
+				keepMs: this.learned && heldIn(this.learned.windowMs) >= this.learned.base ? this.learned.windowMs : undefined,
+				heldIn,
 			});
 			// The window learned before no longer fits because the service took more than its count (as
 			// learned, before any creep) within it: no sliding limit of it (a counter reset on the clock, a token bucket's refill, a plan
