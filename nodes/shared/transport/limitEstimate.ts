@@ -100,9 +100,9 @@ export function countWithin(times: readonly number[], after: number, until: numb
 	return indexAfter(times, until) - indexAfter(times, after);
 }
 
-/** Index of the first of the ascending `times` after `time`. */
-function indexAfter(times: readonly number[], time: number): number {
-	let low = 0;
+/** Index of the first of the ascending `times` after `time`, from index `from` on. */
+export function indexAfter(times: readonly number[], time: number, from = 0): number {
+	let low = from;
 	let high = times.length;
 	while (low < high) {
 		const mid = (low + high) >>> 1;

@@ -1,6 +1,6 @@
 import { sleep } from 'n8n-workflow';
 
-import { countBounds, estimateLimit } from './limitEstimate';
+import { countBounds, estimateLimit, indexAfter } from './limitEstimate';
 
 /**
  * When a request may start. One Account per credential and API group in this process holds
@@ -189,14 +189,7 @@ class TimeLog {
 
 	/** Index of the first time after `after`. */
 	private indexAfter(after: number): number {
-		let low = this.first;
-		let high = this.times.length;
-		while (low < high) {
-			const mid = (low + high) >>> 1;
-			if (this.times[mid] <= after) low = mid + 1;
-			else high = mid;
-		}
-		return low;
+		return indexAfter(this.times, after, this.first);
 	}
 
 	countAfter(after: number): number {
@@ -861,6 +854,7 @@ export class Account {
 	private reopened(probeStart: number): void {
 		const pause = this.pause!;
 		if (pause.accepted > 0 && !pause.stray) {
+			const learnedBefore = this.learned;
 			const windowMs = learnedWindow(probeStart - pause.oldest, pause.since - pause.oldest);
 			// Under a learned limit, a refused request none started with it got past, and a window found
 			// longer than learned: the window had not reopened yet (a counter reset each clock minute
@@ -882,14 +876,14 @@ export class Account {
 				// Kept only when this refusal came with it full: a window refused with fewer in it than it
 				// allows speaks against it (a plan raised from 30 a minute to 10 a second refused 20 of each
 				// 30 at once, which 30 a minute also explains: kept, it was never left).
-				keepMs: this.learned && heldIn(this.learned.windowMs) >= this.learned.base ? this.learned.windowMs : undefined,
+				keepMs: learnedBefore && heldIn(learnedBefore.windowMs) >= learnedBefore.base ? learnedBefore.windowMs : undefined,
 				heldIn,
 			});
 			// The window learned before no longer fits because the service took more than its count (as
-			// learned, before any creep) within it: no sliding limit of it (a counter reset on the clock, a token bucket's refill, a plan
-			// raised), and a longer window would not be one either. Each pause then learned a window a few
-			// times longer (10 per clock second became 2,290 per 4 minutes: bursts of it refused).
-			const learnedBefore = this.learned;
+			// learned, before any creep) within it: no sliding limit of it (a counter reset on the clock,
+			// a token bucket's refill, a plan raised), and a longer window would not be one either. Each
+			// pause then learned a window a few times longer (10 per clock second became 2,290 per 4
+			// minutes: bursts of it refused).
 			if (estimate && learnedBefore && estimate.windowMs !== learnedBefore.windowMs && countBounds(evidence, learnedBefore.windowMs).least > learnedBefore.base) estimate = undefined;
 			const count = estimate?.count ?? (longer ? Math.max(pause.accepted, underLearned.base) : pause.accepted);
 			this.learned = { count, base: count, windowMs: estimate?.windowMs ?? windowMs, acceptedSince: 0 };
