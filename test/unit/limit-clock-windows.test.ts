@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- not shipped: test code (README: Lint) */
+/* eslint-disable no-console -- not shipped: test code (README: Lint) */
 /**
  * Against a service counting clock windows (a counter reset each whole second) or a token
  * bucket, answering its refusals with a whole-second Retry-After, the limit estimate learned ever

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- not shipped: test code, run by Node outside n8n; prints what it measured (README: Lint) */
+/* eslint-disable no-console -- not shipped: test code, run by Node outside n8n; prints what it measured (README: Lint) */
 /**
  * How the account limit is learned (scheduler rule 5d, 7, and limitEstimate.ts), under simulated
  * time, against services a real account may sit behind: another client of the account, a

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- not shipped: test code, run by Node outside n8n; prints what it measured (README: Lint) */
+/* eslint-disable no-console -- not shipped: test code, run by Node outside n8n; prints what it measured (README: Lint) */
 /**
  * The limit learned when the account changes under it: a plan raised, another client of the
  * account for a while (a stopped run's pause and another's window: limit-learning.test.ts).

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- not shipped: test code (README: Lint) */
+/* eslint-disable no-console -- not shipped: test code (README: Lint) */
 /**
  * Learned limits a fourth diff review found worse than before the limit estimate, on the simulated
  * service of limit-sim.ts; each failed before its fix:

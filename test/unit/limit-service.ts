@@ -15,6 +15,8 @@ export interface Limit {
 	count: number;
 	windowMs: number;
 	fixed?: boolean;
+	/** Refusals for this limit name the time (Retry-After) whatever `retryAfter` says: a gateway's limit in front of the service's. */
+	named?: boolean;
 }
 
 /** As in limit-learning.test.ts; `limits` may be changed in place (a plan change); `extraMs(n)` delays the n-th request's answer (a slow answer). */
@@ -32,9 +34,11 @@ export function service(
 			const windowStart = fixed ? at - (at % windowMs) : at - windowMs + 1;
 			return admitted.filter((time) => time >= windowStart).length >= count;
 		});
-	const reopensIn = (at: number) => {
+	const reopensIn = (at: number, only?: (limit: Limit) => boolean) => {
 		let wait = 0;
-		for (const { count, windowMs, fixed } of limits) {
+		for (const limit of limits) {
+			if (only && !only(limit)) continue;
+			const { count, windowMs, fixed } = limit;
 			const windowStart = fixed ? at - (at % windowMs) : at - windowMs + 1;
 			const inWindow = admitted.filter((time) => time >= windowStart);
 			if (inWindow.length >= count) wait = Math.max(wait, (fixed ? windowStart : inWindow[inWindow.length - count]) + windowMs - at);
@@ -62,8 +66,11 @@ export function service(
 				if (accepted) admitted.push(at);
 				log.push({ start, at, accepted });
 				const wait = reopensIn(Date.now() + latencyMs / 2);
+				// A limit that names the time refused it when its window is full.
+				const namedWait = reopensIn(Date.now() + latencyMs / 2, (limit) => limit.named === true);
 				await new Promise((resolve) => setTimeout(resolve, latencyMs / 2 + Math.floor(rand() * jitterMs) + (readLateMs?.(log.length) ?? 0)));
-				const outcome: Outcome = accepted ? { type: 'answered' } : { type: 'refused', retryAfterMs: retryAfter ? Math.max(1_000, Math.ceil(wait / 1000) * 1000) : undefined };
+				const named = retryAfter ? wait : namedWait > 0 ? namedWait : undefined;
+				const outcome: Outcome = accepted ? { type: 'answered' } : { type: 'refused', retryAfterMs: named === undefined ? undefined : Math.max(1_000, Math.ceil(named / 1000) * 1000) };
 				ticket.finish(outcome);
 				if (accepted) return;
 			}

@@ -21,6 +21,12 @@ export interface LimitEvidence {
 	refused: readonly number[];
 	/** How far two answer times may be off from the times the service counted them (ms). */
 	toleranceMs: number;
+	/**
+	 * What the service took from a window before this time on bounds the count from below (default:
+	 * the first refusal). Earlier than the refusals judged, when those are only some of them (a limit
+	 * beside another is judged by the refusals the other does not explain).
+	 */
+	takenFrom?: number;
 }
 
 export interface Limit {
@@ -81,7 +87,7 @@ export function estimateLimit(evidence: LimitEvidence, choice: LimitChoice): Lim
  * took within less than a window; at most the fewest the window before a refusal could have held
  * (it was full at each; Infinity without a refusal). None fits when `most` is below `least`.
  */
-export function countBounds({ accepted, refused, toleranceMs }: LimitEvidence, windowMs: number): { least: number; most: number } {
+export function countBounds({ accepted, refused, toleranceMs, takenFrom }: LimitEvidence, windowMs: number): { least: number; most: number } {
 	let most = Infinity;
 	let first = Infinity;
 	for (const time of refused) {
@@ -91,6 +97,7 @@ export function countBounds({ accepted, refused, toleranceMs }: LimitEvidence, w
 	// What was taken from a window before the first refusal on: the same time as the refusals speak
 	// for. Bursts of an hour before (100 at once on a plan of 100 a minute) ruled out the 20 per
 	// second the plan was raised to, and a long window was learned: hundreds of refusals.
+	first = Math.min(first, takenFrom ?? Infinity);
 	const since = Number.isFinite(first) ? indexAfter(accepted, first - windowMs - toleranceMs) : 0;
 	return { least: mostWithin(accepted.slice(since), windowMs - toleranceMs), most };
 }

@@ -1,6 +1,7 @@
 import { sleep } from 'n8n-workflow';
 
-import { countBounds, estimateLimit, indexAfter } from './limitEstimate';
+import { countBounds, countWithin, estimateLimit, indexAfter } from './limitEstimate';
+import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
 
 /**
  * When a request may start. One Account per credential and API group in this process holds
@@ -58,6 +59,15 @@ import { countBounds, estimateLimit, indexAfter } from './limitEstimate';
  *       there to go; together those take about a whole round trip). The count creeps up by 5%
  *       once ten windows' worth were accepted at it without a refusal (a plan may be raised;
  *       idle time shows nothing), and is learned again at the next refusal.
+ *    f. Two limits at once (a gateway's per-second limit in front of the plan's per-minute one):
+ *       a limit learned over a longer window does not replace the one learned before while that
+ *       one still holds (the service never took more than it within its window) and is still
+ *       needed (the longer one does not explain the refusals it was learned from); the two hold
+ *       together, each learned, crept and judged as above. When no one limit fits at all, the
+ *       refusals the one before does not explain (the window before them held fewer than it
+ *       allows: probes refused long after it emptied) teach the longer one. The times a
+ *       Retry-After named, less a second of its rounding, count as refusals too: the window was
+ *       still full then.
  * 6. A pause longer than a run's Max Wait fails that run's waiting requests with
  *    LimitNotReopenedError (a last probe goes at Max Wait; a probe already under way then, another
  *    run's or one that hangs, is waited for a second more, or two of the fastest round trips when
@@ -313,6 +323,8 @@ interface LearnedLimit {
 	base: number;
 	/** Answers accepted since it was learned or last crept up (creep). */
 	acceptedSince: number;
+	/** The refusals it was learned from (rule 5f: a longer limit learned later replaces it only when it explains them too). */
+	taughtBy: number[];
 }
 
 /** The service is refusing for rate: probes until it accepts again. */
@@ -349,6 +361,12 @@ interface Pause {
 	stray: boolean;
 	/** When its refusals were answered (each says the window was full then). */
 	refusals: number[];
+	/**
+	 * A second before the times its Retry-Afters named (whole seconds, rounded up): the window was
+	 * still full then. Evidence for a limit beside the learned one only (rule 5f): a service that
+	 * names its whole window every time would speak against the limit it has.
+	 */
+	fullUntil: number[];
 }
 
 interface Waiter {
@@ -386,6 +404,8 @@ export class Account {
 	/** The latest round trips of answers the service counted or refused, oldest first (rule 5d's tolerance). */
 	private readonly roundTripsSeen: number[] = [];
 	learned?: LearnedLimit;
+	/** A second limit over a longer window, learned beside `learned` (rule 5f). */
+	learnedLonger?: LearnedLimit;
 	pause?: Pause;
 	/**
 	 * Refusals that said the window was full, since the pause before the present one began: with
@@ -424,6 +444,7 @@ export class Account {
 			inFlight: this.counts.inFlight,
 			autoConcurrency: this.autoConcurrency,
 			learned: this.learned && { ...this.learned },
+			learnedLonger: this.learnedLonger && { ...this.learnedLonger },
 			pause: this.pause && { ...this.pause },
 		};
 	}
@@ -572,11 +593,14 @@ export class Account {
 			if (this.round.firstAnswerAt === undefined) return undefined;
 			at = Math.max(at, this.round.firstAnswerAt + ROUND_STRAGGLERS_MS);
 		}
-		// The learned limit, over the account.
-		if (this.learned && !this.pause) {
-			const free = this.blockingAnswer(this.accepted, this.counts.inFlight, this.learned.count, this.learned.windowMs, now);
-			if (free === null) return undefined;
-			if (free !== undefined) at = Math.max(at, free + this.learned.windowMs - this.answerLead());
+		// The learned limits, over the account.
+		if (!this.pause) {
+			for (const learned of [this.learned, this.learnedLonger]) {
+				if (!learned) continue;
+				const free = this.blockingAnswer(this.accepted, this.counts.inFlight, learned.count, learned.windowMs, now);
+				if (free === null) return undefined;
+				if (free !== undefined) at = Math.max(at, free + learned.windowMs - this.answerLead());
+			}
 		}
 
 		// The run's own per-second and per-minute limits: even spacing from its start, and the windows.
@@ -775,9 +799,11 @@ export class Account {
 				batchAccepted: this.latestAcceptedStart >= startedAt,
 				stray: false,
 				refusals: [now],
+				fullUntil: [],
 			};
 			// A refusal: what the creep counts starts again.
 			if (this.learned) this.learned.acceptedSince = 0;
+			if (this.learnedLonger) this.learnedLonger.acceptedSince = 0;
 		} else if (probe) {
 			noteRefusal(this.pause.refusals, now);
 			this.pause.refusedProbes++;
@@ -801,6 +827,7 @@ export class Account {
 	private askedToWait(now: number, retryAfterMs: number): void {
 		const pause = this.pause!;
 		pause.nextProbeAt = Math.max(pause.probing > 0 ? 0 : pause.nextProbeAt, now + retryAfterMs, this.lastProbeAt + PROBE_MIN_GAP_MS);
+		if (retryAfterMs >= 2_000) noteRefusal(pause.fullUntil, now + retryAfterMs - 1_000);
 		if (pause.refusedProbes === 0) pause.batch = Math.max(1, pause.accepted);
 		this.pausedUntil = Math.max(this.pausedUntil, now + retryAfterMs);
 	}
@@ -871,27 +898,98 @@ export class Account {
 			const evidence = { accepted: this.accepted.after(Math.min(...refused) - KEPT_MS, ESTIMATE_ANSWERS), refused, toleranceMs: this.estimateTolerance() };
 			// What the refusal counted, and the answers before its oldest still within such a window.
 			const heldIn = (length: number) => pause.accepted + Math.max(0, this.accepted.countAfter(pause.since - length) - this.accepted.countAfter(pause.oldest - 0.5));
-			let estimate = estimateLimit(evidence, {
+			const choice: LimitChoice = {
 				windows: [windowMs, ...ROUND_WINDOWS_MS.filter((length) => length > windowMs && length <= MAX_WINDOW_GROWTH * windowMs)],
 				// Kept only when this refusal came with it full: a window refused with fewer in it than it
 				// allows speaks against it (a plan raised from 30 a minute to 10 a second refused 20 of each
 				// 30 at once, which 30 a minute also explains: kept, it was never left).
 				keepMs: learnedBefore && heldIn(learnedBefore.windowMs) >= learnedBefore.base ? learnedBefore.windowMs : undefined,
 				heldIn,
-			});
+			};
+			// The times Retry-Afters named are evidence too, unless no limit fits them then (a service that
+			// names its whole window each time).
+			const everything = { ...evidence, refused: [...refused, ...pause.fullUntil] };
+			let estimate = estimateLimit(everything, choice) ?? estimateLimit(evidence, choice);
 			// The window learned before no longer fits because the service took more than its count (as
 			// learned, before any creep) within it: no sliding limit of it (a counter reset on the clock,
 			// a token bucket's refill, a plan raised), and a longer window would not be one either. Each
 			// pause then learned a window a few times longer (10 per clock second became 2,290 per 4
 			// minutes: bursts of it refused).
-			if (estimate && learnedBefore && estimate.windowMs !== learnedBefore.windowMs && countBounds(evidence, learnedBefore.windowMs).least > learnedBefore.base) estimate = undefined;
+			const stillHolds = learnedBefore && countBounds(evidence, learnedBefore.windowMs).least <= learnedBefore.base ? learnedBefore : undefined;
+			if (estimate && learnedBefore && estimate.windowMs !== learnedBefore.windowMs && !stillHolds) estimate = undefined;
+			// Rule 5f: a limit over a longer window beside the one learned before, which still holds and
+			// is still needed (the longer one does not explain the refusals it was learned from), once the
+			// service stayed shut for over twice that one's window: a clock window first seen in part (10
+			// per 3 s learned 2 s into a clock window of 5 s) reopens within one length of it, and kept
+			// beside a longer one it let a later run send 3 s after a full window, refused.
+			const shutLong = stillHolds !== undefined && this.clock.now() - pause.since > 2 * stillHolds.windowMs;
+			// When no one limit fits, what the pause showed is learned (rule 5d) unless the service took
+			// over twice that within its window: a counter reset on the clock lets at most that through
+			// (the end of one window and the start of the next), two limits far more (5 per 45 s was
+			// learned against 5 per second and 100 per minute: it had taken 100 in 20 s).
 			const count = estimate?.count ?? (longer ? Math.max(pause.accepted, underLearned.base) : pause.accepted);
-			this.learned = { count, base: count, windowMs: estimate?.windowMs ?? windowMs, acceptedSince: 0 };
+			const showedTooFew = !estimate && countBounds(evidence, windowMs).least > 2 * count;
+			const beside =
+				shutLong &&
+				(estimate
+					? estimate.windowMs > stillHolds.windowMs && !this.explains(estimate, stillHolds.taughtBy)
+						? estimate
+						: undefined
+					: showedTooFew
+						? this.limitBeside(stillHolds, everything, choice)
+						: undefined);
+			const taughtBy = [...pause.refusals, ...pause.fullUntil];
+			if (beside) {
+				const kept = this.learnedLonger?.windowMs === beside.windowMs ? this.learnedLonger.taughtBy : [];
+				this.learnedLonger = { count: beside.count, base: beside.count, windowMs: beside.windowMs, acceptedSince: 0, taughtBy: taughtFrom(kept, taughtBy) };
+				this.endPause(pause);
+				return;
+			}
+			const learnedWindowMs = estimate?.windowMs ?? windowMs;
+			const kept = learnedBefore?.windowMs === learnedWindowMs ? learnedBefore.taughtBy : [];
+			this.learned = { count, base: count, windowMs: learnedWindowMs, acceptedSince: 0, taughtBy: taughtFrom(kept, taughtBy) };
+			// The longer limit holds while the service never took more than it within its window, and
+			// the one learned now is shorter.
+			const besideIt = this.learnedLonger;
+			if (besideIt && (besideIt.windowMs <= this.learned.windowMs || countBounds(evidence, besideIt.windowMs).least > besideIt.base)) this.learnedLonger = undefined;
 		}
+		this.endPause(pause);
+	}
+
+	private endPause(pause: Pause): void {
 		if (!pause.stray) this.earlierRefusals = pause.refusals;
 		this.pause = undefined;
 		this.pausedUntil = 0;
 		this.lastProbeAt = -Infinity;
+	}
+
+	/** Whether the window before each of `times` held `limit`'s count (it explains refusals then). */
+	private explains(limit: { count: number; windowMs: number }, times: readonly number[]): boolean {
+		const toleranceMs = this.estimateTolerance();
+		return times.every((time) => this.accepted.countAfter(time - limit.windowMs - toleranceMs) - this.accepted.countAfter(time + toleranceMs) >= limit.count);
+	}
+
+	/**
+	 * Rule 5f, when no one limit fits: a limit over a longer window beside `before` (which still
+	 * holds), from the refusals it does not explain (the window before them held fewer than it
+	 * allows: probes refused long after it had emptied), judged as in rule 5d over the windows
+	 * longer than its own. Learned as one limit, the pause's long window with the short window's
+	 * count was learned (5 per 45 s against 5 per second and 100 per minute), and 300 messages took
+	 * 16 minutes instead of 2.
+	 */
+	private limitBeside(before: LearnedLimit, evidence: LimitEvidence, choice: LimitChoice): Limit | undefined {
+		const { accepted, toleranceMs } = evidence;
+		const unexplained = evidence.refused.filter((time) => countWithin(accepted, time - before.windowMs - toleranceMs, time + toleranceMs) < before.base);
+		if (unexplained.length === 0) return undefined;
+		const longer = this.learnedLonger;
+		return estimateLimit(
+			{ accepted, refused: unexplained, toleranceMs, takenFrom: Math.min(...evidence.refused) },
+			{
+				windows: choice.windows.filter((length) => length > before.windowMs),
+				keepMs: longer && choice.heldIn(longer.windowMs) >= longer.base ? longer.windowMs : undefined,
+				heldIn: choice.heldIn,
+			},
+		);
 	}
 
 	/**
@@ -901,12 +999,14 @@ export class Account {
 	 * limit, and its refusal and the probes after it came at every such run.
 	 */
 	private creep(): void {
-		const learned = this.learned;
 		// Answers during a pause are no evidence of room: the service is refusing.
-		if (!learned || this.pause || ++learned.acceptedSince < CREEP_AFTER_WINDOWS * learned.count) return;
-		learned.base = learned.count;
-		learned.count += Math.max(1, Math.round(learned.count * 0.05));
-		learned.acceptedSince = 0;
+		if (this.pause) return;
+		for (const learned of [this.learned, this.learnedLonger]) {
+			if (!learned || ++learned.acceptedSince < CREEP_AFTER_WINDOWS * learned.count) continue;
+			learned.base = learned.count;
+			learned.count += Math.max(1, Math.round(learned.count * 0.05));
+			learned.acceptedSince = 0;
+		}
 	}
 
 	/**
@@ -962,6 +1062,19 @@ export function learnedWindow(upperMs: number, lowerMs: number): number {
 	let round: number | undefined;
 	for (const length of ROUND_WINDOWS_MS) if (length <= upperMs && length > lowerMs) round = length;
 	return Math.max(1, round ?? upperMs);
+}
+
+/** The most refusals a learned limit keeps of those it was learned from. */
+const KEPT_TAUGHT_BY = 100;
+
+/**
+ * The refusals a limit was learned from, once more learned with the same window: those before and
+ * these. The first ones matter most (a burst limit is shown by the first burst, then kept to), so
+ * half are the first and half the latest, a millisecond apart at least.
+ */
+function taughtFrom(before: readonly number[], now: readonly number[]): number[] {
+	const times = [...before, ...now].sort((a, b) => a - b).filter((time, index, all) => index === 0 || time - all[index - 1] >= 1);
+	return times.length <= KEPT_TAUGHT_BY ? times : [...times.slice(0, KEPT_TAUGHT_BY / 2), ...times.slice(-KEPT_TAUGHT_BY / 2)];
 }
 
 /** The refusals kept as evidence of one pause or between two (rule 5d): the latest ones. */

@@ -1,0 +1,88 @@
+/* eslint-disable no-console -- not shipped: test code, run by Node outside n8n; prints what it measured (README: Lint) */
+/**
+ * Two account limits at once (rule 5f): a short one (a gateway's per-second limit, or a burst
+ * limit) and a longer one (the plan's per-minute limit). Learned as one limit, the pause behind the
+ * longer one taught its long window with the short one's count: 300 messages at 5 per second and
+ * 100 per minute took 941 s against an ideal of 140 s, and every later run as long (80 and 50
+ * refusals); with Retry-After the learned limit flipped between the two windows at each pause, and
+ * later runs were refused 70 to 140 times. Under simulated time, against a sliding-window service
+ * (limit-service.ts) that enforces both.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+import { Account } from '../../nodes/shared/transport/scheduler';
+import type { Limit } from './limit-service';
+import { sendAll, service } from './limit-service';
+
+beforeEach(() => vi.useFakeTimers({ now: 1_000_000 }));
+afterEach(() => vi.useRealTimers());
+
+/** When each of `n` more messages could be taken at the soonest, from `start` on, after those `before` (times the service took them). */
+function idealEnd(limits: Limit[], before: readonly number[], start: number, n: number): number {
+	const taken = [...before];
+	let time = start;
+	for (let k = 0; k < n; k++) {
+		for (let moved = true; moved; ) {
+			moved = false;
+			for (const { count, windowMs } of limits) {
+				const inWindow = taken.filter((other) => other > time - windowMs);
+				if (inWindow.length >= count) {
+					time = inWindow[inWindow.length - count] + windowMs;
+					moved = true;
+				}
+			}
+		}
+		taken.push(time);
+	}
+	return time;
+}
+
+describe('two account limits at once', () => {
+	it.each([
+		{ label: '5 per second and 100 per minute', limits: [{ count: 5, windowMs: 1_000 }, { count: 100, windowMs: 60_000 }], n: 300 },
+		{ label: '10 per second and 50 per minute', limits: [{ count: 10, windowMs: 1_000 }, { count: 50, windowMs: 60_000 }], n: 150 },
+		{ label: '20 per 10 s and 60 per minute', limits: [{ count: 20, windowMs: 10_000 }, { count: 60, windowMs: 60_000 }], n: 180 },
+		// A gateway names the time of its own refusals; the service behind it gives its reason only.
+		{ label: "5 per second at a gateway (429 + Retry-After) and 100 per minute (the spec's reason)", limits: [{ count: 5, windowMs: 1_000, named: true }, { count: 100, windowMs: 60_000 }], n: 300 },
+	])('$label (with and without Retry-After on every refusal): both are learned, the first run takes about the ideal time, and later runs are not refused', async ({ limits, n }) => {
+		for (const retryAfter of [false, true]) {
+			const account = new Account();
+			const svc = service(limits, 50, { retryAfter });
+			const runs = [];
+			for (let k = 0; k < 3; k++) {
+				const before = [...svc.admitted];
+				const start = Date.now();
+				const run = await sendAll(account, svc, n);
+				runs.push({ ...run, ideal: idealEnd(limits, before, start, n) - start, taken: svc.admitted.length - before.length });
+			}
+			console.log(`Retry-After ${retryAfter}: ${runs.map((run) => `${run.took} ms (ideal ${run.ideal}), ${run.refused} refused`).join('; ')}`);
+			expect(runs.map((run) => run.taken)).toEqual([n, n, n]);
+			const [first, ...later] = runs;
+			// The ideal sends at once what each window lets; the node learns the limits from refusals first.
+			expect(first.took).toBeLessThanOrEqual(1.1 * first.ideal + 2_000);
+			for (const run of later) {
+				expect(run.refused).toBeLessThanOrEqual(2);
+				expect(run.took).toBeLessThanOrEqual(1.05 * run.ideal + 1_000);
+			}
+			expect(account.state.learned).toMatchObject({ windowMs: limits[0].windowMs });
+			expect(account.state.learnedLonger).toMatchObject({ count: limits[1].count, windowMs: limits[1].windowMs });
+		}
+	});
+});
+
+describe('one limit that only looks like two', () => {
+	// A counter reset on every clock window, first seen in part (10 per 3 s learned 2 s into a clock
+	// window of 5 s), then the whole window: that pause fits no one sliding limit either, and taken
+	// for a second limit beside the part (20 per 7.5 s beside 10 per 3 s, or 20 per 6 s beside 10
+	// per second 4 s into it), a later run sent a few seconds after a full window and was refused 12
+	// to 16 times. What the pause showed (10 per 5 s) is learned, as for one limit.
+	it.each([0, 1_000, 2_000, 3_000, 4_000, 4_500])('10 per clock window of 5 s, the first run begun %i ms into one: later runs are not refused', async (phaseMs) => {
+		vi.setSystemTime(1_000_000 + phaseMs);
+		const account = new Account();
+		const svc = service([{ count: 10, windowMs: 5_000, fixed: true }], 50);
+		await sendAll(account, svc, 30);
+		for (let k = 0; k < 3; k++) expect((await sendAll(account, svc, 10)).refused).toBe(0);
+		expect(account.state.learned).toMatchObject({ count: 10, windowMs: 5_000 });
+		expect(account.state.learnedLonger).toBeUndefined();
+	});
+});
