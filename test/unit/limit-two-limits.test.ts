@@ -44,10 +44,14 @@ describe('two account limits at once', () => {
 		{ label: '20 per 10 s and 60 per minute', limits: [{ count: 20, windowMs: 10_000 }, { count: 60, windowMs: 60_000 }], n: 180 },
 		// A gateway names the time of its own refusals; the service behind it gives its reason only.
 		{ label: "5 per second at a gateway (429 + Retry-After) and 100 per minute (the spec's reason)", limits: [{ count: 5, windowMs: 1_000, named: true }, { count: 100, windowMs: 60_000 }], n: 300 },
-	])('$label (with and without Retry-After on every refusal): both are learned, the first run takes about the ideal time, and later runs are not refused', async ({ limits, n }) => {
+		// Answers in 30 ms: each second's 5 go a window after the last 5 answers, so the minute's
+		// refusal finds the learned second empty, and that pause taught nothing (an outside review's
+		// case in a real n8n: 136.7 s against 125, 95 refusals, every minute refused again).
+		{ label: '5 per second at a gateway and 30 per minute, answers in 30 ms', limits: [{ count: 5, windowMs: 1_000, named: true }, { count: 30, windowMs: 60_000 }], n: 90, latencyMs: 30 },
+	])('$label (with and without Retry-After on every refusal): both are learned, the first run takes about the ideal time, and later runs are not refused', async ({ limits, n, latencyMs = 50 }) => {
 		for (const retryAfter of [false, true]) {
 			const account = new Account();
-			const svc = service(limits, 50, { retryAfter });
+			const svc = service(limits, latencyMs, { retryAfter });
 			const runs = [];
 			for (let k = 0; k < 3; k++) {
 				const before = [...svc.admitted];
@@ -59,7 +63,7 @@ describe('two account limits at once', () => {
 			expect(runs.map((run) => run.taken)).toEqual([n, n, n]);
 			const [first, ...later] = runs;
 			// The ideal sends at once what each window lets; the node learns the limits from refusals first.
-			expect(first.took).toBeLessThanOrEqual(1.1 * first.ideal + 2_000);
+			expect(first.took).toBeLessThanOrEqual(1.06 * first.ideal);
 			for (const run of later) {
 				expect(run.refused).toBeLessThanOrEqual(2);
 				expect(run.took).toBeLessThanOrEqual(1.05 * run.ideal + 1_000);

@@ -880,7 +880,10 @@ export class Account {
 	/** A probe was accepted: the pause ends, and what the service accepted before it teaches the limit. */
 	private reopened(probeStart: number): void {
 		const pause = this.pause!;
-		if (pause.accepted > 0 && !pause.stray) {
+		// Refused with nothing accepted in the learned window before: that pause teaches no limit of its
+		// own, but it may show one beside the learned one (5 per second sent a window after the last 5
+		// answers, 30 a minute refusing them).
+		if ((pause.accepted > 0 || this.learned) && !pause.stray) {
 			const learnedBefore = this.learned;
 			const windowMs = learnedWindow(probeStart - pause.oldest, pause.since - pause.oldest);
 			// Under a learned limit, a refused request none started with it got past, and a window found
@@ -942,6 +945,10 @@ export class Account {
 			if (beside) {
 				const kept = this.learnedLonger?.windowMs === beside.windowMs ? this.learnedLonger.taughtBy : [];
 				this.learnedLonger = { count: beside.count, base: beside.count, windowMs: beside.windowMs, acceptedSince: 0, taughtBy: taughtFrom(kept, taughtBy) };
+				this.endPause(pause);
+				return;
+			}
+			if (pause.accepted === 0) {
 				this.endPause(pause);
 				return;
 			}
