@@ -9,6 +9,8 @@
  * the ideal (the limit's worth at once, then the next as soon as the window lets it: two
  * windows and a few answers). A later run of the same credential gets no refusal at all.
  */
+import { createRequire } from 'node:module';
+
 import { sleep } from 'n8n-workflow';
 import type { IDataObject } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
@@ -116,6 +118,38 @@ describe('executions arriving in steps against an account limit unknown to the n
 		const idealMs = 1.4 * WINDOW_MS + 2 * WINDOW_MS + 2 * LATENCY_MS;
 		console.log(`limit-seeking (executions in steps): ${refusals()} refusals; ${Math.round(tookMs)} ms, ideal ${idealMs} ms`);
 		expect(tookMs).toBeLessThanOrEqual(1.2 * idealMs);
+	}, 90_000);
+});
+
+describe('two account limits at once, unknown to the node', () => {
+	it("a gateway's 5 per second (429 + Retry-After) before 15 per 6 s (the spec's 400 reason), 45 items: all delivered once within 1.2x the ideal, both limits learned, a later run not refused", async () => {
+		// Learned as one limit, the pause behind the longer one taught its window with the second's
+		// count (5 per 6 s), or the one limit flipped between the two at each pause: every window refused again.
+		const gateway = { limit: 5, windowMs: 1_000 };
+		emulator.setFaults({ latencyMs: LATENCY_MS, latencyJitterMs: 0, rateLimit: { limit: 15, windowMs: 6_000, answer: 'reason', gateway } });
+		const credentialId = 'seek-two-limits';
+		const first = await execution(bulkItems(45), credentialId);
+		expect(first.error).toBeUndefined();
+		expect(first.items.every((item) => item.json.success === true)).toBe(true);
+		expect(emulator.deliveries).toHaveLength(45);
+		expect(emulator.duplicates()).toEqual([]);
+		// Ideal: 5 a second for 15, the next 15 as the 6 s window lets them, then the last 15.
+		const idealMs = 2 * 6_000 + 2 * 1_000 + 3 * LATENCY_MS;
+		const foundWith = refusals();
+		console.log(`limit-seeking (two limits): ${foundWith} refusals; run ${Math.round(first.elapsedMs)} ms, ideal ${idealMs} ms`);
+		expect(first.elapsedMs).toBeLessThanOrEqual(1.2 * idealMs);
+		expect(emulator.maxRequestsInWindow(6_000, (request) => request.outcome === 'delivered')).toBeLessThanOrEqual(15);
+
+		// Both learned: the scheduler of the package the engine runs (dist/, loaded by Node's require).
+		const { accountFor } = createRequire(import.meta.url)('../../dist/nodes/shared/transport/scheduler.js') as typeof import('../../nodes/shared/transport/scheduler');
+		const { learned, learnedLonger } = accountFor(`messagingBearerApi:messagingBearerApi-${credentialId}:send`).state;
+		expect(learned).toMatchObject({ base: 5, windowMs: 1_000 });
+		expect(learnedLonger).toMatchObject({ count: 15, windowMs: 6_000 });
+
+		const second = await execution(bulkItems(60).slice(45), credentialId);
+		expect(second.error).toBeUndefined();
+		expect(emulator.deliveries).toHaveLength(60);
+		expect(refusals()).toBe(foundWith);
 	}, 90_000);
 });
 

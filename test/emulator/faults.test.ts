@@ -115,7 +115,24 @@ describe('rate limit', () => {
 		expect((await api.send(text(4))).status).toBe(200);
 	});
 
-	it('rateLimit: null switches it off', async () => {
+	it('gateway: a shorter limit in front, answered 429 with the time it frees; the service behind keeps its own limit and answer', async () => {
+		emulator.setFaults({ rateLimit: { limit: 3, windowMs: 60_000, answer: 'reason', gateway: { limit: 2, windowMs: 500 } } });
+		expect((await api.send(text(1))).status).toBe(200);
+		expect((await api.send(text(2))).status).toBe(200);
+		const atGateway = await api.send(text(3));
+		expect(atGateway.status).toBe(429);
+		expect(atGateway.headers.get('retry-after')).toBe('1');
+		await sleep(550);
+		expect((await api.send(text(3))).status).toBe(200);
+		// The gateway lets it through (one in its window); the service's window holds 3.
+		const atService = await api.send(text(4));
+		expect(atService.status).toBe(400);
+		expect(atService.headers.get('retry-after')).toBeNull();
+		expect(emulator.deliveries).toHaveLength(3);
+		expect(() => emulator.setFaults({ rateLimit: { limit: 1, windowMs: 1_000, gateway: { limit: 1, windowMs: 0 } } })).toThrow(/gateway/);
+	});
+
+		it('rateLimit: null switches it off', async () => {
 		emulator.setFaults({ rateLimit: { limit: 0, windowMs: 1000 } });
 		expect((await api.send(text(1))).status).toBe(429);
 		emulator.setFaults({ rateLimit: null });

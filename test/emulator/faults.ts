@@ -32,7 +32,7 @@
  *                                                           up or the emulator stops
  *
  * Other switches: `latencyMs` (delay before every answer), `rateLimit` (a sliding window over
- * the send APIs, or the clock's windows), `hangMs`, `retryAfter` (hostile Retry-After on every 429: '-5', 'soon',
+ * the send APIs, or the clock's windows; with `gateway`, a shorter limit in front), `hangMs`, `retryAfter` (hostile Retry-After on every 429: '-5', 'soon',
  * '259200', `<date:-3600>`, `<date:+259200>`, ...), `redirectTo` (Location of the
  * redirects instead of the trap), `seed` (re-seeds the RNG).
  *
@@ -197,10 +197,17 @@ export function validateFaultsPatch(input: unknown): FaultsPatch {
 				(isNumber(rateLimit.retryAfterSeconds) && rateLimit.retryAfterSeconds >= 0)) &&
 			(rateLimit.retryAfterFormat === undefined || ['seconds', 'date'].includes(rateLimit.retryAfterFormat)) &&
 			(rateLimit.answer === undefined || ['429', 'reason'].includes(rateLimit.answer)) &&
-			(rateLimit.counting === undefined || ['sliding', 'clock'].includes(rateLimit.counting));
+			(rateLimit.counting === undefined || ['sliding', 'clock'].includes(rateLimit.counting)) &&
+			(rateLimit.gateway === undefined ||
+				(typeof rateLimit.gateway === 'object' &&
+					rateLimit.gateway !== null &&
+					isNumber(rateLimit.gateway.limit) &&
+					rateLimit.gateway.limit >= 0 &&
+					isNumber(rateLimit.gateway.windowMs) &&
+					rateLimit.gateway.windowMs > 0));
 		if (!ok) {
 			throw new Error(
-				"Fault 'rateLimit' must be null or {limit, windowMs > 0, retryAfterSeconds?, retryAfterFormat?: 'seconds'|'date', answer?: '429'|'reason', counting?: 'sliding'|'clock'}",
+				"Fault 'rateLimit' must be null or {limit, windowMs > 0, retryAfterSeconds?, retryAfterFormat?: 'seconds'|'date', answer?: '429'|'reason', counting?: 'sliding'|'clock', gateway?: {limit, windowMs > 0}}",
 			);
 		}
 	}
@@ -308,15 +315,24 @@ export class FaultController {
 	 */
 	private checkRateLimit(rule: RateLimitFault): FaultAction | undefined {
 		const t = performance.now();
-		while (this.oldest < this.admitted.length && this.admitted[this.oldest] <= t - rule.windowMs) this.oldest++;
+		const { gateway } = rule;
+		while (this.oldest < this.admitted.length && this.admitted[this.oldest] <= t - Math.max(rule.windowMs, gateway?.windowMs ?? 0)) this.oldest++;
 		if (this.oldest > 4096) {
 			this.admitted = this.admitted.slice(this.oldest);
 			this.oldest = 0;
 		}
+		// The gateway first: its own window, its 429 naming when that frees.
+		if (gateway) {
+			const inGateway = this.admitted.length - this.firstAfter(t - gateway.windowMs);
+			if (inGateway >= gateway.limit) {
+				const freesInMs = gateway.limit > 0 ? this.admitted[this.admitted.length - gateway.limit] + gateway.windowMs - t : gateway.windowMs;
+				return tooManyRequests(this.current, String(Math.max(1, Math.ceil(freesInMs / 1000))));
+			}
+		}
 		// The clock window's start, on the performance.now() scale of `admitted` (never before the sliding window's: those are pruned).
 		const wallNow = performance.timeOrigin + t;
 		const clockStart = rule.counting === 'clock' ? t - (wallNow % rule.windowMs) : undefined;
-		let first = this.oldest;
+		let first = this.firstAfter(t - rule.windowMs);
 		if (clockStart !== undefined) while (first < this.admitted.length && this.admitted[first] < clockStart) first++;
 		if (this.admitted.length - first < rule.limit) {
 			this.admitted.push(t);
@@ -324,8 +340,15 @@ export class FaultController {
 		}
 		if (rule.answer === 'reason') return { kind: 'rate-reason' };
 		const freesInMs =
-			clockStart !== undefined ? clockStart + rule.windowMs - t : this.oldest < this.admitted.length ? this.admitted[this.oldest] + rule.windowMs - t : rule.windowMs;
+			clockStart !== undefined ? clockStart + rule.windowMs - t : first < this.admitted.length ? this.admitted[first] + rule.windowMs - t : rule.windowMs;
 		const seconds = rule.retryAfterSeconds ?? Math.max(1, Math.ceil(freesInMs / 1000));
 		return tooManyRequests(this.current, rule.retryAfterFormat === 'date' ? httpDateIn(seconds) : String(seconds));
+	}
+
+	/** Index of the first admitted send after `time` (from the oldest kept). */
+	private firstAfter(time: number): number {
+		let first = this.oldest;
+		while (first < this.admitted.length && this.admitted[first] <= time) first++;
+		return first;
 	}
 }

@@ -170,6 +170,12 @@ export interface RateLimitFault {
 	 * counts per clock minute does); Retry-After names the time to the next reset.
 	 */
 	counting?: 'sliding' | 'clock';
+	/**
+	 * A gateway in front of the service with a shorter limit of its own (at most `limit` in any
+	 * `windowMs`, sliding), checked first and always answered 429 with the real Retry-After: two
+	 * account limits at once, as a per-second gateway limit before a per-minute plan.
+	 */
+	gateway?: { limit: number; windowMs: number };
 }
 
 export interface Faults {
