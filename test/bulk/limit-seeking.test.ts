@@ -1,4 +1,4 @@
-/* eslint-disable no-console -- not shipped: test code, run by Node outside n8n; prints the refusals it counted (README: Lint) */
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-imports -- not shipped: test code, run by Node outside n8n; prints the refusals it counted, reads the scheduler of dist/ (README: Lint) */
 /**
  * An account limit nobody told the node: the defaults find it, keep to it and remember it.
  *

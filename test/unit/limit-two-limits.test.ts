@@ -13,6 +13,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Account } from '../../nodes/shared/transport/scheduler';
 import type { Limit } from './limit-service';
 import { sendAll, service } from './limit-service';
+import { run, sim } from './limit-sim';
 
 beforeEach(() => vi.useFakeTimers({ now: 1_000_000 }));
 afterEach(() => vi.useRealTimers());
@@ -89,4 +90,30 @@ describe('one limit that only looks like two', () => {
 		expect(account.state.learned).toMatchObject({ count: 10, windowMs: 5_000 });
 		expect(account.state.learnedLonger).toBeUndefined();
 	});
+});
+
+describe('a fifth review of the two limits', () => {
+	it('10 per clock window of 5 s, Retry-After in ms, begun 1 s before a reset: not learned as two limits (10 per 0.5 s and 20 per 6 s refused every later send once)', async () => {
+		vi.setSystemTime(1_000_000 + 4_000);
+		const account = new Account();
+		const svc = sim([{ kind: 'fixed', count: 10, windowMs: 5_000 }], { retryAfter: 'ms' });
+		const refused: number[] = [];
+		for (let k = 0; k < 5; k++) refused.push((await run(account, svc, 60)).refused);
+		console.log(`clock window, ms Retry-After: ${refused.join(', ')} refused`);
+		// Before: 62, 60, 60, 60, 60.
+		expect(refused.slice(1).reduce((sum, count) => sum + count, 0)).toBeLessThanOrEqual(60);
+		expect(account.state.learnedLonger).toBeUndefined();
+	});
+
+	it('5 per second and 100 per minute with whole-second Retry-After, 2,500 messages twice: the second is not lost while the minute paces and creeps', async () => {
+		// A limit learned between (10 per 2 s, after the second crept to 15) dropped the first burst's
+		// refusals, and 100 a minute took the place of 5 a second: bursts of 90, 280 and 192 refused.
+		const account = new Account();
+		const svc = service([{ count: 5, windowMs: 1_000 }, { count: 100, windowMs: 60_000 }], 50, { retryAfter: true });
+		const runs = [await sendAll(account, svc, 2_500), await sendAll(account, svc, 2_500)];
+		console.log(`creep under two limits: ${runs.map((one) => `${one.took} ms, ${one.refused} refused`).join('; ')}`);
+		expect(runs[0].refused + runs[1].refused).toBeLessThanOrEqual(100);
+		expect(account.state.learned).toMatchObject({ windowMs: 1_000 });
+		expect(account.state.learnedLonger).toMatchObject({ windowMs: 60_000 });
+	}, 60_000);
 });

@@ -463,7 +463,7 @@ describe('an account limit found from refusals', () => {
 	it('answers during a pause count nothing toward the creep, and a refusal starts its count again, though the pause teaches nothing', async () => {
 		// Five answers short of a creep when the window is found full (another client of the key).
 		const account = new Account();
-		account.learned = { count: 10, base: 10, windowMs: 1_000, acceptedSince: 95, taughtBy: [] };
+		account.learned = { count: 10, base: 10, windowMs: 1_000, acceptedSince: 95, taughtBy: [], asLearned: 10 };
 		const run = lane({ maxConcurrent: 10 });
 		const tickets: Ticket[] = [];
 		for (let i = 0; i < 10; i++) void account.acquire(run).then((ticket) => tickets.push(ticket));
@@ -564,7 +564,7 @@ describe('an account limit found from refusals', () => {
 		'a learned limit lets the next window start half the fastest round trip before a window has passed since the answers; a service counting arrivals refuses none (way there $wayThereMs ms of a 50 ms round trip)',
 		async ({ wayThereMs }) => {
 			const account = new Account();
-			account.learned = { count: 5, base: 5, windowMs: 1_000, acceptedSince: 0, taughtBy: [] };
+			account.learned = { count: 5, base: 5, windowMs: 1_000, acceptedSince: 0, taughtBy: [], asLearned: 5 };
 			const svc = service(5, 1_000, 50, { wayThereMs });
 			const t0 = Date.now();
 			await sendAll(account, svc, 15, { maxConcurrent: 10 });

@@ -66,8 +66,11 @@ import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
  *       together, each learned, crept and judged as above. When no one limit fits at all, the
  *       refusals the one before does not explain (the window before them held fewer than it
  *       allows: probes refused long after it emptied) teach the longer one. The times a
- *       Retry-After named, less a second of its rounding, count as refusals too: the window was
- *       still full then.
+ *       Retry-After named, less a second of its rounding, count as refusals too (the window was
+ *       still full then), for a longer window, never for a smaller count. A limit beside holds more
+ *       than twice the count the one before was learned with, and the service stayed shut over
+ *       twice that one's window: a counter reset on the clock, first seen in part, shows no more.
+ *       The longer one creeps as the other; a plan raised past it is met at that pace.
  * 6. A pause longer than a run's Max Wait fails that run's waiting requests with
  *    LimitNotReopenedError (a last probe goes at Max Wait; a probe already under way then, another
  *    run's or one that hangs, is waited for a second more, or two of the fastest round trips when
@@ -325,6 +328,8 @@ interface LearnedLimit {
 	acceptedSince: number;
 	/** The refusals it was learned from (rule 5f: a longer limit learned later replaces it only when it explains them too). */
 	taughtBy: number[];
+	/** Its count when last learned from a pause, before any creep (rule 5f). */
+	asLearned: number;
 }
 
 /** The service is refusing for rate: probes until it accepts again. */
@@ -909,17 +914,26 @@ export class Account {
 				keepMs: learnedBefore && heldIn(learnedBefore.windowMs) >= learnedBefore.base ? learnedBefore.windowMs : undefined,
 				heldIn,
 			};
-			// The times Retry-Afters named are evidence too, unless no limit fits them then (a service that
-			// names its whole window each time).
+			// The times Retry-Afters named are evidence too, for a longer window, never for a smaller
+			// count: a service that names its whole window each time (Retry-After: 60, whatever is left of
+			// it) said the window was full when it held 3, and 3 a minute was learned.
 			const everything = { ...evidence, refused: [...refused, ...pause.fullUntil] };
-			let estimate = estimateLimit(everything, choice) ?? estimateLimit(evidence, choice);
+			const named = (found: (inThis: LimitEvidence) => Limit | undefined, alone: boolean): Limit | undefined => {
+				const plain = found(evidence);
+				const withNamed = pause.fullUntil.length > 0 ? found(everything) : undefined;
+				return withNamed && (plain ? withNamed.count >= plain.count : alone) ? withNamed : plain;
+			};
+			let estimate = named((inThis) => estimateLimit(inThis, choice), false);
 			// The window learned before no longer fits because the service took more than its count (as
 			// learned, before any creep) within it: no sliding limit of it (a counter reset on the clock,
 			// a token bucket's refill, a plan raised), and a longer window would not be one either. Each
 			// pause then learned a window a few times longer (10 per clock second became 2,290 per 4
 			// minutes: bursts of it refused).
-			const stillHolds = learnedBefore && countBounds(evidence, learnedBefore.windowMs).least <= learnedBefore.base ? learnedBefore : undefined;
-			if (estimate && learnedBefore && estimate.windowMs !== learnedBefore.windowMs && !stillHolds) estimate = undefined;
+			const tookInLearned = learnedBefore && countBounds(evidence, learnedBefore.windowMs).least;
+			if (estimate && learnedBefore && estimate.windowMs !== learnedBefore.windowMs && tookInLearned! > learnedBefore.base) estimate = undefined;
+			// Rule 5f's limit before still holds while the service took no more than it allows now (a
+			// creep it accepted included: learned one short, 4 per second crept to 5 and was taken).
+			const stillHolds = learnedBefore && tookInLearned! <= learnedBefore.count ? learnedBefore : undefined;
 			// Rule 5f: a limit over a longer window beside the one learned before, which still holds and
 			// is still needed (the longer one does not explain the refusals it was learned from), once the
 			// service stayed shut for over twice that one's window: a clock window first seen in part (10
@@ -932,19 +946,26 @@ export class Account {
 			// learned against 5 per second and 100 per minute: it had taken 100 in 20 s).
 			const count = estimate?.count ?? (longer ? Math.max(pause.accepted, underLearned.base) : pause.accepted);
 			const showedTooFew = !estimate && countBounds(evidence, windowMs).least > 2 * count;
-			const beside =
+			// A limit beside that holds at most twice the count of the one before is what a counter reset
+			// on the clock looks like when first seen in part (the end of one window and the start of
+			// the next): 10 per 0.5 s and 20 per 6 s were learned for 10 per clock 5 s, every later send refused once.
+			// (As learned, not crept: while the longer one held the pace, 5 per second crept to 50, and 100 a
+			// minute was no longer taken for a limit beside it.)
+			const besideFits = (limit: Limit) => limit.count > 2 * stillHolds!.asLearned;
+			const besideFound =
 				shutLong &&
 				(estimate
 					? estimate.windowMs > stillHolds.windowMs && !this.explains(estimate, stillHolds.taughtBy)
 						? estimate
 						: undefined
 					: showedTooFew
-						? this.limitBeside(stillHolds, everything, choice)
+						? named((inThis) => this.limitBeside(stillHolds, inThis, choice), true)
 						: undefined);
+			const beside = besideFound && besideFits(besideFound) ? besideFound : undefined;
 			const taughtBy = [...pause.refusals, ...pause.fullUntil];
 			if (beside) {
 				const kept = this.learnedLonger?.windowMs === beside.windowMs ? this.learnedLonger.taughtBy : [];
-				this.learnedLonger = { count: beside.count, base: beside.count, windowMs: beside.windowMs, acceptedSince: 0, taughtBy: taughtFrom(kept, taughtBy) };
+				this.learnedLonger = { count: beside.count, base: beside.count, windowMs: beside.windowMs, acceptedSince: 0, taughtBy: taughtFrom(kept, taughtBy), asLearned: beside.count };
 				this.endPause(pause);
 				return;
 			}
@@ -953,8 +974,11 @@ export class Account {
 				return;
 			}
 			const learnedWindowMs = estimate?.windowMs ?? windowMs;
-			const kept = learnedBefore?.windowMs === learnedWindowMs ? learnedBefore.taughtBy : [];
-			this.learned = { count, base: count, windowMs: learnedWindowMs, acceptedSince: 0, taughtBy: taughtFrom(kept, taughtBy) };
+			// Every refusal the shorter limit was learned from, whatever its window since: one learned
+			// between (10 per 2 s for 5 per second after a creep) would drop the first burst's refusals,
+			// the only ones the longer limit does not explain, and 100 a minute replaced 5 a second.
+			const kept = learnedBefore?.taughtBy ?? [];
+			this.learned = { count, base: count, windowMs: learnedWindowMs, acceptedSince: 0, taughtBy: taughtFrom(kept, taughtBy), asLearned: count };
 			// The longer limit holds while the service never took more than it within its window, and
 			// the one learned now is shorter.
 			const besideIt = this.learnedLonger;
@@ -973,7 +997,9 @@ export class Account {
 	/** Whether the window before each of `times` held `limit`'s count (it explains refusals then). */
 	private explains(limit: { count: number; windowMs: number }, times: readonly number[]): boolean {
 		const toleranceMs = this.estimateTolerance();
-		return times.every((time) => this.accepted.countAfter(time - limit.windowMs - toleranceMs) - this.accepted.countAfter(time + toleranceMs) >= limit.count);
+		// Answers are kept for an hour: older refusals are no evidence either way.
+		const since = this.clock.now() - KEPT_MS + limit.windowMs + toleranceMs;
+		return times.every((time) => time < since || this.accepted.countAfter(time - limit.windowMs - toleranceMs) - this.accepted.countAfter(time + toleranceMs) >= limit.count);
 	}
 
 	/**
@@ -1015,6 +1041,7 @@ export class Account {
 			learned.acceptedSince = 0;
 		}
 	}
+
 
 	/**
 	 * How long before its answer an accepted request is counted for the learned limit (rule 5):
