@@ -888,103 +888,73 @@ export class Account {
 		// Refused with nothing accepted in the learned window before: that pause teaches no limit of its
 		// own, but it may show one beside the learned one (5 per second sent a window after the last 5
 		// answers, 30 a minute refusing them).
-		if ((pause.accepted > 0 || this.learned) && !pause.stray) {
-			const learnedBefore = this.learned;
-			const windowMs = learnedWindow(probeStart - pause.oldest, pause.since - pause.oldest);
-			// Under a learned limit, a refused request none started with it got past, and a window found
-			// longer than learned: the window had not reopened yet (a counter reset each clock minute
-			// first looks like a shorter window), the count is not smaller. The request took the place
-			// of one the learned window had let go, which the count back from the refusal leaves out:
-			// counted so, the limit lost that place for good (29 of 30), and the last item of 90 waited
-			// a minute more. Otherwise what the window held is the limit (a plan lowered, a creep
-			// refused, a token bucket's refill).
-			const { underLearned } = pause;
-			const longer = underLearned !== undefined && !pause.batchAccepted && windowMs > underLearned.windowMs;
-			// The sliding limit that fits every refusal since the pause before and every answer accepted,
-			// over that window or a longer one (rule 5d); when none fits, what this pause showed.
-			const refused = [...this.earlierRefusals, ...pause.refusals];
-			const evidence = { accepted: this.accepted.after(Math.min(...refused) - KEPT_MS, ESTIMATE_ANSWERS), refused, toleranceMs: this.estimateTolerance() };
-			// What the refusal counted, and the answers before its oldest still within such a window.
-			const heldIn = (length: number) => pause.accepted + Math.max(0, this.accepted.countAfter(pause.since - length) - this.accepted.countAfter(pause.oldest - 0.5));
-			const choice: LimitChoice = {
-				windows: [windowMs, ...ROUND_WINDOWS_MS.filter((length) => length > windowMs && length <= MAX_WINDOW_GROWTH * windowMs)],
-				// Kept only when this refusal came with it full: a window refused with fewer in it than it
-				// allows speaks against it (a plan raised from 30 a minute to 10 a second refused 20 of each
-				// 30 at once, which 30 a minute also explains: kept, it was never left).
-				keepMs: learnedBefore && heldIn(learnedBefore.windowMs) >= learnedBefore.base ? learnedBefore.windowMs : undefined,
-				heldIn,
-			};
-			// The times Retry-Afters named are evidence too, for a longer window, never for a smaller
-			// count: a service that names its whole window each time (Retry-After: 60, whatever is left of
-			// it) said the window was full when it held 3, and 3 a minute was learned.
-			const everything = { ...evidence, refused: [...refused, ...pause.fullUntil] };
-			const named = (found: (inThis: LimitEvidence) => Limit | undefined, alone: boolean): Limit | undefined => {
-				const plain = found(evidence);
-				const withNamed = pause.fullUntil.length > 0 ? found(everything) : undefined;
-				return withNamed && (plain ? withNamed.count >= plain.count : alone) ? withNamed : plain;
-			};
-			let estimate = named((inThis) => estimateLimit(inThis, choice), false);
-			// The window learned before no longer fits because the service took more than its count (as
-			// learned, before any creep) within it: no sliding limit of it (a counter reset on the clock,
-			// a token bucket's refill, a plan raised), and a longer window would not be one either. Each
-			// pause then learned a window a few times longer (10 per clock second became 2,290 per 4
-			// minutes: bursts of it refused).
-			const tookInLearned = learnedBefore && countBounds(evidence, learnedBefore.windowMs).least;
-			if (estimate && learnedBefore && estimate.windowMs !== learnedBefore.windowMs && tookInLearned! > learnedBefore.base) estimate = undefined;
-			// Rule 5f's limit before still holds while the service took no more than it allows now (a
-			// creep it accepted included: learned one short, 4 per second crept to 5 and was taken).
-			const stillHolds = learnedBefore && tookInLearned! <= learnedBefore.count ? learnedBefore : undefined;
-			// Rule 5f: a limit over a longer window beside the one learned before, which still holds and
-			// is still needed (the longer one does not explain the refusals it was learned from), once the
-			// service stayed shut for over twice that one's window: a clock window first seen in part (10
-			// per 3 s learned 2 s into a clock window of 5 s) reopens within one length of it, and kept
-			// beside a longer one it let a later run send 3 s after a full window, refused.
-			const shutLong = stillHolds !== undefined && this.clock.now() - pause.since > 2 * stillHolds.windowMs;
-			// When no one limit fits, what the pause showed is learned (rule 5d) unless the service took
-			// over twice that within its window: a counter reset on the clock lets at most that through
-			// (the end of one window and the start of the next), two limits far more (5 per 45 s was
-			// learned against 5 per second and 100 per minute: it had taken 100 in 20 s).
-			const count = estimate?.count ?? (longer ? Math.max(pause.accepted, underLearned.base) : pause.accepted);
-			const showedTooFew = !estimate && countBounds(evidence, windowMs).least > 2 * count;
-			// A limit beside that holds at most twice the count of the one before is what a counter reset
-			// on the clock looks like when first seen in part (the end of one window and the start of
-			// the next): 10 per 0.5 s and 20 per 6 s were learned for 10 per clock 5 s, every later send refused once.
-			// (As learned, not crept: while the longer one held the pace, 5 per second crept to 50, and 100 a
-			// minute was no longer taken for a limit beside it.)
-			const besideFits = (limit: Limit) => limit.count > 2 * stillHolds!.asLearned;
-			const besideFound =
-				shutLong &&
-				(estimate
-					? estimate.windowMs > stillHolds.windowMs && !this.explains(estimate, stillHolds.taughtBy)
-						? estimate
-						: undefined
-					: showedTooFew
-						? named((inThis) => this.limitBeside(stillHolds, inThis, choice), true)
-						: undefined);
-			const beside = besideFound && besideFits(besideFound) ? besideFound : undefined;
-			const taughtBy = [...pause.refusals, ...pause.fullUntil];
-			if (beside) {
-				const kept = this.learnedLonger?.windowMs === beside.windowMs ? this.learnedLonger.taughtBy : [];
-				this.learnedLonger = { count: beside.count, base: beside.count, windowMs: beside.windowMs, acceptedSince: 0, taughtBy: taughtFrom(kept, taughtBy), asLearned: beside.count };
-				this.endPause(pause);
-				return;
-			}
-			if (pause.accepted === 0) {
-				this.endPause(pause);
-				return;
-			}
-			const learnedWindowMs = estimate?.windowMs ?? windowMs;
-			// Every refusal the shorter limit was learned from, whatever its window since: one learned
-			// between (10 per 2 s for 5 per second after a creep) would drop the first burst's refusals,
-			// the only ones the longer limit does not explain, and 100 a minute replaced 5 a second.
-			const kept = learnedBefore?.taughtBy ?? [];
-			this.learned = { count, base: count, windowMs: learnedWindowMs, acceptedSince: 0, taughtBy: taughtFrom(kept, taughtBy), asLearned: count };
-			// The longer limit holds while the service never took more than it within its window, and
-			// the one learned now is shorter.
-			const besideIt = this.learnedLonger;
-			if (besideIt && (besideIt.windowMs <= this.learned.windowMs || countBounds(evidence, besideIt.windowMs).least > besideIt.base)) this.learnedLonger = undefined;
-		}
+		if ((pause.accepted > 0 || this.learned) && !pause.stray) this.learnFrom(pause, probeStart);
 		this.endPause(pause);
+	}
+
+	/** What the pause that `probeStart`'s probe ended teaches (rules 5d and 5f). */
+	private learnFrom(pause: Pause, probeStart: number): void {
+		const learnedBefore = this.learned;
+		const windowMs = learnedWindow(probeStart - pause.oldest, pause.since - pause.oldest);
+		// Under a learned limit, a refused request none started with it got past, and a window found
+		// longer than learned: the window had not reopened yet (a counter reset each clock minute
+		// first looks like a shorter window), the count is not smaller. The request took the place
+		// of one the learned window had let go, which the count back from the refusal leaves out:
+		// counted so, the limit lost that place for good (29 of 30), and the last item of 90 waited
+		// a minute more. Otherwise what the window held is the limit (a plan lowered, a creep
+		// refused, a token bucket's refill).
+		const { underLearned } = pause;
+		const longer = underLearned !== undefined && !pause.batchAccepted && windowMs > underLearned.windowMs;
+		// The sliding limit that fits every refusal since the pause before and every answer accepted,
+		// over that window or a longer one (rule 5d); when none fits, what this pause showed.
+		const refused = [...this.earlierRefusals, ...pause.refusals];
+		const evidence = { accepted: this.accepted.after(Math.min(...refused) - KEPT_MS, ESTIMATE_ANSWERS), refused, toleranceMs: this.estimateTolerance() };
+		// What the refusal counted, and the answers before its oldest still within such a window.
+		const heldIn = (length: number) => pause.accepted + Math.max(0, this.accepted.countAfter(pause.since - length) - this.accepted.countAfter(pause.oldest - 0.5));
+		const choice: LimitChoice = {
+			windows: [windowMs, ...ROUND_WINDOWS_MS.filter((length) => length > windowMs && length <= MAX_WINDOW_GROWTH * windowMs)],
+			// Kept only when this refusal came with it full: a window refused with fewer in it than it
+			// allows speaks against it (a plan raised from 30 a minute to 10 a second refused 20 of each
+			// 30 at once, which 30 a minute also explains: kept, it was never left).
+			keepMs: learnedBefore && heldIn(learnedBefore.windowMs) >= learnedBefore.base ? learnedBefore.windowMs : undefined,
+			heldIn,
+		};
+		// The times Retry-Afters named are evidence too, for a longer window, never for a smaller
+		// count: a service that names its whole window each time (Retry-After: 60, whatever is left of
+		// it) said the window was full when it held 3, and 3 a minute was learned.
+		const everything = { ...evidence, refused: [...refused, ...pause.fullUntil] };
+		const named = (found: (inThis: LimitEvidence) => Limit | undefined, alone: boolean): Limit | undefined => {
+			const plain = found(evidence);
+			const withNamed = pause.fullUntil.length > 0 ? found(everything) : undefined;
+			return withNamed && (plain ? withNamed.count >= plain.count : alone) ? withNamed : plain;
+		};
+		let estimate = named((inThis) => estimateLimit(inThis, choice), false);
+		// The window learned before no longer fits because the service took more than its count (as
+		// learned, before any creep) within it: no sliding limit of it (a counter reset on the clock,
+		// a token bucket's refill, a plan raised), and a longer window would not be one either. Each
+		// pause then learned a window a few times longer (10 per clock second became 2,290 per 4
+		// minutes: bursts of it refused).
+		const tookInLearned = learnedBefore && countBounds(evidence, learnedBefore.windowMs).least;
+		if (estimate && learnedBefore && estimate.windowMs !== learnedBefore.windowMs && tookInLearned! > learnedBefore.base) estimate = undefined;
+		const count = estimate?.count ?? (longer ? Math.max(pause.accepted, underLearned.base) : pause.accepted);
+		const beside = learnedBefore && this.limitBeside(pause, learnedBefore, { evidence, choice, estimate, windowMs, count, named });
+		const taughtBy = [...pause.refusals, ...pause.fullUntil];
+		if (beside) {
+			const kept = this.learnedLonger?.windowMs === beside.windowMs ? this.learnedLonger.taughtBy : [];
+			this.learnedLonger = { count: beside.count, base: beside.count, windowMs: beside.windowMs, acceptedSince: 0, taughtBy: taughtFrom(kept, taughtBy), asLearned: beside.count };
+			return;
+		}
+		if (pause.accepted === 0) return;
+		const learnedWindowMs = estimate?.windowMs ?? windowMs;
+		// Every refusal the shorter limit was learned from, whatever its window since: one learned
+		// between (10 per 2 s for 5 per second after a creep) would drop the first burst's refusals,
+		// the only ones the longer limit does not explain, and 100 a minute replaced 5 a second.
+		const kept = learnedBefore?.taughtBy ?? [];
+		this.learned = { count, base: count, windowMs: learnedWindowMs, acceptedSince: 0, taughtBy: taughtFrom(kept, taughtBy), asLearned: count };
+		// The longer limit holds while the service never took more than it within its window, and
+		// the one learned now is shorter.
+		const besideIt = this.learnedLonger;
+		if (besideIt && (besideIt.windowMs <= this.learned.windowMs || countBounds(evidence, besideIt.windowMs).least > besideIt.base)) this.learnedLonger = undefined;
 	}
 
 	private endPause(pause: Pause): void {
@@ -1003,14 +973,50 @@ export class Account {
 	}
 
 	/**
-	 * Rule 5f, when no one limit fits: a limit over a longer window beside `before` (which still
-	 * holds), from the refusals it does not explain (the window before them held fewer than it
-	 * allows: probes refused long after it had emptied), judged as in rule 5d over the windows
-	 * longer than its own. Learned as one limit, the pause's long window with the short window's
-	 * count was learned (5 per 45 s against 5 per second and 100 per minute), and 300 messages took
-	 * 16 minutes instead of 2.
+	 * Rule 5f: a limit over a longer window beside `before`, the one learned before, or undefined.
+	 * `before` must still hold (the service took no more than it allows now, a creep it accepted
+	 * included) and the service have stayed shut over twice its window: a clock window first seen
+	 * in part (10 per 3 s learned 2 s into a clock window of 5 s) reopens within one length of it,
+	 * and kept beside a longer one it let a later run send 3 s after a full window, refused.
+	 * - The one limit that fits everything (rule 5d), when it is longer and does not explain the
+	 *   refusals `before` was learned from: `before` is still needed.
+	 * - When none fits, and what the pause showed is not a counter reset on the clock (which lets
+	 *   at most twice its count through a window: the end of one and the start of the next), the
+	 *   refusals `before` does not explain (the window before them held fewer than it allows:
+	 *   probes refused long after it had emptied), judged over the windows longer than its own.
+	 *   Learned as one limit, the pause's long window with the short window's count was learned
+	 *   (5 per 45 s against 5 per second and 100 per minute), and 300 messages took 16 minutes
+	 *   instead of 2.
+	 * Either holds more than twice the count `before` was learned with (as learned, not crept: 5
+	 * per second crept to 50 while the longer one held the pace): a clock window first seen in part
+	 * shows no more (10 per 0.5 s and 20 per 6 s were learned for 10 per clock 5 s, and every later
+	 * send was refused once).
 	 */
-	private limitBeside(before: LearnedLimit, evidence: LimitEvidence, choice: LimitChoice): Limit | undefined {
+	private limitBeside(
+		pause: Pause,
+		before: LearnedLimit,
+		found: {
+			evidence: LimitEvidence;
+			choice: LimitChoice;
+			estimate: Limit | undefined;
+			windowMs: number;
+			count: number;
+			named: (find: (inThis: LimitEvidence) => Limit | undefined, alone: boolean) => Limit | undefined;
+		},
+	): Limit | undefined {
+		const { evidence, choice, estimate } = found;
+		if (countBounds(evidence, before.windowMs).least > before.count || this.clock.now() - pause.since <= 2 * before.windowMs) return undefined;
+		let beside: Limit | undefined;
+		if (estimate) {
+			if (estimate.windowMs > before.windowMs && !this.explains(estimate, before.taughtBy)) beside = estimate;
+		} else if (countBounds(evidence, found.windowMs).least > 2 * found.count) {
+			beside = found.named((inThis) => this.unexplainedLimit(before, inThis, choice), true);
+		}
+		return beside && beside.count > 2 * before.asLearned ? beside : undefined;
+	}
+
+	/** The limit over a window longer than `before`'s that fits the refusals `before` does not explain (rule 5f). */
+	private unexplainedLimit(before: LearnedLimit, evidence: LimitEvidence, choice: LimitChoice): Limit | undefined {
 		const { accepted, toleranceMs } = evidence;
 		const unexplained = evidence.refused.filter((time) => countWithin(accepted, time - before.windowMs - toleranceMs, time + toleranceMs) < before.base);
 		if (unexplained.length === 0) return undefined;
@@ -1024,6 +1030,7 @@ export class Account {
 			},
 		);
 	}
+
 
 	/**
 	 * Ten windows' worth accepted at the learned limit without a refusal: the plan may have been
