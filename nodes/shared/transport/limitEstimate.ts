@@ -62,8 +62,7 @@ export interface LimitChoice {
  */
 export function estimateLimit(evidence: LimitEvidence, choice: LimitChoice): Limit | undefined {
 	if (evidence.refused.length === 0 || evidence.accepted.length === 0) return undefined;
-	// Refusals within a millisecond of each other say the same.
-	const refused = [...evidence.refused].sort((a, b) => a - b).filter((time, index, all) => index === 0 || time - all[index - 1] >= 1);
+	const refused = distinctTimes(evidence.refused);
 	const judged = (windowMs: number): Limit | undefined => {
 		if (!(windowMs > 0)) return undefined;
 		const { least, most } = countBounds({ ...evidence, refused }, windowMs);
@@ -100,6 +99,11 @@ export function countBounds({ accepted, refused, toleranceMs, takenFrom }: Limit
 	first = Math.min(first, takenFrom ?? Infinity);
 	const since = Number.isFinite(first) ? indexAfter(accepted, first - windowMs - toleranceMs) : 0;
 	return { least: mostWithin(accepted.slice(since), windowMs - toleranceMs), most };
+}
+
+/** `times` in order, those within a millisecond of the one before left out: refusals that close say the same. */
+export function distinctTimes(times: readonly number[]): number[] {
+	return [...times].sort((a, b) => a - b).filter((time, index, all) => index === 0 || time - all[index - 1] >= 1);
 }
 
 /** How many of the ascending `times` are after `after` and at or before `until`. */

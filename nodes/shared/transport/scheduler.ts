@@ -1,6 +1,6 @@
 import { sleep } from 'n8n-workflow';
 
-import { countBounds, countWithin, estimateLimit, indexAfter } from './limitEstimate';
+import { countBounds, countWithin, distinctTimes, estimateLimit, indexAfter } from './limitEstimate';
 import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
 
 /**
@@ -368,8 +368,8 @@ interface Pause {
 	refusals: number[];
 	/**
 	 * A second before the times its Retry-Afters named (whole seconds, rounded up): the window was
-	 * still full then. Evidence for a limit beside the learned one only (rule 5f): a service that
-	 * names its whole window every time would speak against the limit it has.
+	 * still full then. Evidence for a longer window, never a smaller count (rules 5d, 5f): a service
+	 * that names its whole window every time would speak against the limit it has.
 	 */
 	fullUntil: number[];
 }
@@ -442,6 +442,11 @@ export class Account {
 		this.lastUsed = Math.max(this.lastUsed, this.clock.now());
 	}
 
+	/** The limits learned (rule 5e, 5f): every one holds, creeps and starts its count again at a refusal. */
+	private get learnedLimits(): LearnedLimit[] {
+		return [this.learned, this.learnedLonger].filter((learned) => learned !== undefined);
+	}
+
 	/** Plain data, for logs and tests. */
 	get state() {
 		return {
@@ -463,7 +468,6 @@ export class Account {
 	get idle(): boolean {
 		return this.queue.length === 0 && this.counts.inFlight === 0 && !this.pause && this.lastUsed + KEPT_MS < this.clock.now();
 	}
-
 
 	/**
 	 * Waits until the run may start one request (see the rules above) and returns its Ticket.
@@ -600,8 +604,7 @@ export class Account {
 		}
 		// The learned limits, over the account.
 		if (!this.pause) {
-			for (const learned of [this.learned, this.learnedLonger]) {
-				if (!learned) continue;
+			for (const learned of this.learnedLimits) {
 				const free = this.blockingAnswer(this.accepted, this.counts.inFlight, learned.count, learned.windowMs, now);
 				if (free === null) return undefined;
 				if (free !== undefined) at = Math.max(at, free + learned.windowMs - this.answerLead());
@@ -807,8 +810,7 @@ export class Account {
 				fullUntil: [],
 			};
 			// A refusal: what the creep counts starts again.
-			if (this.learned) this.learned.acceptedSince = 0;
-			if (this.learnedLonger) this.learnedLonger.acceptedSince = 0;
+			for (const learned of this.learnedLimits) learned.acceptedSince = 0;
 		} else if (probe) {
 			noteRefusal(this.pause.refusals, now);
 			this.pause.refusedProbes++;
@@ -873,13 +875,8 @@ export class Account {
 	 */
 	private endPauseIfDeserted(): void {
 		if ((!this.pause && this.pausedUntil === 0) || (this.pause?.probing ?? 0) > 0 || this.queue.length > 0) return;
-		if (this.pause && !this.pause.stray) {
-			this.earlierRefusals = this.pause.refusals;
-			this.deserted = { since: this.pause.since, oldest: this.pause.oldest, accepted: this.pause.accepted, nextProbeAt: this.pause.nextProbeAt };
-		}
-		this.pause = undefined;
-		this.pausedUntil = 0;
-		this.lastProbeAt = -Infinity;
+		if (this.pause && !this.pause.stray) this.deserted = { since: this.pause.since, oldest: this.pause.oldest, accepted: this.pause.accepted, nextProbeAt: this.pause.nextProbeAt };
+		this.endPause();
 	}
 
 	/** A probe was accepted: the pause ends, and what the service accepted before it teaches the limit. */
@@ -889,7 +886,7 @@ export class Account {
 		// own, but it may show one beside the learned one (5 per second sent a window after the last 5
 		// answers, 30 a minute refusing them).
 		if ((pause.accepted > 0 || this.learned) && !pause.stray) this.learnFrom(pause, probeStart);
-		this.endPause(pause);
+		this.endPause();
 	}
 
 	/** What the pause that `probeStart`'s probe ended teaches (rules 5d and 5f). */
@@ -937,7 +934,7 @@ export class Account {
 		const tookInLearned = learnedBefore && countBounds(evidence, learnedBefore.windowMs).least;
 		if (estimate && learnedBefore && estimate.windowMs !== learnedBefore.windowMs && tookInLearned! > learnedBefore.base) estimate = undefined;
 		const count = estimate?.count ?? (longer ? Math.max(pause.accepted, underLearned.base) : pause.accepted);
-		const beside = learnedBefore && this.limitBeside(pause, learnedBefore, { evidence, choice, estimate, windowMs, count, named });
+		const beside = learnedBefore && this.limitBeside(pause, learnedBefore, { evidence, choice, estimate, windowMs, count, named, tookInBefore: tookInLearned! });
 		const taughtBy = [...pause.refusals, ...pause.fullUntil];
 		if (beside) {
 			const kept = this.learnedLonger?.windowMs === beside.windowMs ? this.learnedLonger.taughtBy : [];
@@ -957,8 +954,9 @@ export class Account {
 		if (besideIt && (besideIt.windowMs <= this.learned.windowMs || countBounds(evidence, besideIt.windowMs).least > besideIt.base)) this.learnedLonger = undefined;
 	}
 
-	private endPause(pause: Pause): void {
-		if (!pause.stray) this.earlierRefusals = pause.refusals;
+	/** The pause ends (reopened, or nobody waits on it): its refusals become the evidence of the one before (rule 5d). */
+	private endPause(): void {
+		if (this.pause && !this.pause.stray) this.earlierRefusals = this.pause.refusals;
 		this.pause = undefined;
 		this.pausedUntil = 0;
 		this.lastProbeAt = -Infinity;
@@ -1002,10 +1000,12 @@ export class Account {
 			windowMs: number;
 			count: number;
 			named: (find: (inThis: LimitEvidence) => Limit | undefined, alone: boolean) => Limit | undefined;
+			/** The most the service took within `before`'s window. */
+			tookInBefore: number;
 		},
 	): Limit | undefined {
 		const { evidence, choice, estimate } = found;
-		if (countBounds(evidence, before.windowMs).least > before.count || this.clock.now() - pause.since <= 2 * before.windowMs) return undefined;
+		if (found.tookInBefore > before.count || this.clock.now() - pause.since <= 2 * before.windowMs) return undefined;
 		let beside: Limit | undefined;
 		if (estimate) {
 			if (estimate.windowMs > before.windowMs && !this.explains(estimate, before.taughtBy)) beside = estimate;
@@ -1031,7 +1031,6 @@ export class Account {
 		);
 	}
 
-
 	/**
 	 * Ten windows' worth accepted at the learned limit without a refusal: the plan may have been
 	 * raised, so 5% more (at least one) may go per window. Time alone is no evidence: counted in time, a later
@@ -1041,14 +1040,13 @@ export class Account {
 	private creep(): void {
 		// Answers during a pause are no evidence of room: the service is refusing.
 		if (this.pause) return;
-		for (const learned of [this.learned, this.learnedLonger]) {
-			if (!learned || ++learned.acceptedSince < CREEP_AFTER_WINDOWS * learned.count) continue;
+		for (const learned of this.learnedLimits) {
+			if (++learned.acceptedSince < CREEP_AFTER_WINDOWS * learned.count) continue;
 			learned.base = learned.count;
 			learned.count += Math.max(1, Math.round(learned.count * 0.05));
 			learned.acceptedSince = 0;
 		}
 	}
-
 
 	/**
 	 * How long before its answer an accepted request is counted for the learned limit (rule 5):
@@ -1109,12 +1107,12 @@ export function learnedWindow(upperMs: number, lowerMs: number): number {
 const KEPT_TAUGHT_BY = 100;
 
 /**
- * The refusals a limit was learned from, once more learned with the same window: those before and
- * these. The first ones matter most (a burst limit is shown by the first burst, then kept to), so
- * half are the first and half the latest, a millisecond apart at least.
+ * The refusals a limit was learned from, once more learned: those before and these. The first ones
+ * matter most (a burst limit is shown by the first burst, then kept to), so half are the first and
+ * half the latest.
  */
 function taughtFrom(before: readonly number[], now: readonly number[]): number[] {
-	const times = [...before, ...now].sort((a, b) => a - b).filter((time, index, all) => index === 0 || time - all[index - 1] >= 1);
+	const times = distinctTimes([...before, ...now]);
 	return times.length <= KEPT_TAUGHT_BY ? times : [...times.slice(0, KEPT_TAUGHT_BY / 2), ...times.slice(-KEPT_TAUGHT_BY / 2)];
 }
 
