@@ -527,14 +527,33 @@ describe('an account limit found from refusals', () => {
 		for (const ticket of round.slice(0, 9)) ticket.finish({ type: 'answered' });
 		round[9].finish({ type: 'refused', retryAfterMs: 1_000 });
 		round[11].finish({ type: 'refused', retryAfterMs: 1_000 });
-		expect(account.state.pause).toMatchObject({ accepted: 10, stray: false });
+		expect(account.state.pause).toMatchObject({ accepted: 10, laterAccepted: 0, othersRefused: 2 });
 		const probes = Array.from({ length: 3 }, (_, n) => account.acquire(run, { place: round[9 + n].place }));
 		await vi.advanceTimersByTimeAsync(1_000);
 		for (const probe of await Promise.all(probes)) probe.finish({ type: 'answered' });
 		expect(account.state.learned).toMatchObject({ count: 10, windowMs: 1_000 });
 	});
 
-	it('a stray refusal (a request started after it is accepted) teaches nothing', async () => {
+	it('a batch that reached the service in another order than it started (jitter on the way there): two requests started after the refused one accepted, four refused; the pause teaches the limit', async () => {
+		const account = new Account();
+		const run = lane();
+		const first = await account.acquire(run);
+		first.finish({ type: 'answered' });
+		await vi.advanceTimersByTimeAsync(0);
+		// The opening round: 14 started together; the service took 10 (with the first) in the order they came.
+		const round = await Promise.all(Array.from({ length: 14 }, () => account.acquire(run)));
+		await vi.advanceTimersByTimeAsync(30);
+		round[7].finish({ type: 'refused', retryAfterMs: 1_000 });
+		for (const n of [0, 1, 2, 3, 4, 5, 6, 8, 9]) round[n].finish({ type: 'answered' });
+		for (const n of [10, 11, 12, 13]) round[n].finish({ type: 'refused', retryAfterMs: 1_000 });
+		expect(account.state.pause).toMatchObject({ accepted: 10, laterAccepted: 2, othersRefused: 4 });
+		const probes = [7, 10, 11, 12, 13].map((n) => account.acquire(run, { place: round[n].place }));
+		await vi.advanceTimersByTimeAsync(1_000);
+		for (const probe of await Promise.all(probes)) probe.finish({ type: 'answered' });
+		expect(account.state.learned).toMatchObject({ count: 10, windowMs: 1_000 });
+	});
+
+	it('a stray refusal (a request started after it is accepted, none refused) teaches nothing', async () => {
 		const account = new Account();
 		const run = lane();
 		const tickets: Ticket[] = [];

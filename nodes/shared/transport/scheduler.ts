@@ -50,9 +50,10 @@ import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
  *       fits, or the service took more than the learned count within the learned window (a
  *       counter reset on the clock, a token bucket, a plan raised), it learns what the service
  *       accepted in that time (at least the learned count when none started with the refused
- *       request got past and the window found is longer: it had not reopened). A pause in
- *       which a request started after the refused one was accepted teaches nothing: a full
- *       window refuses everything after it, so that refusal was a stray one.
+ *       request got past and the window found is longer: it had not reopened). A pause in which
+ *       more of the requests started after the refused one were accepted than the others under
+ *       way were refused teaches nothing: a full window refuses everything that reaches it after
+ *       (requests started together reach it in any order), so that refusal was a stray one.
  *    e. From then on the account never has more than that many in such a window, in every run
  *       (a request counted half the fastest round trip before its answer: the service counted it
  *       earlier, by at least the way back of the answer, and the next request still has its way
@@ -359,11 +360,10 @@ interface Pause {
 	underLearned?: { base: number; windowMs: number };
 	/** A request started with the refused one (in the same moment, before it) was accepted: the window had room for it. */
 	batchAccepted: boolean;
-	/**
-	 * A request started after that one was accepted: the refusal was not a full window (which
-	 * refuses everything after it), so this pause teaches no limit. Its Retry-After still holds (while something waits on it: rule 7).
-	 */
-	stray: boolean;
+	/** Requests started after the refused one, accepted (see strayPause). */
+	laterAccepted: number;
+	/** Requests under way when the refusal came back, refused too. */
+	othersRefused: number;
 	/** When its refusals were answered (each says the window was full then). */
 	refusals: number[];
 	/**
@@ -749,16 +749,19 @@ export class Account {
 			// each one refused and the next a whole round length later.)
 			this.accepted.add(end);
 			this.latestAcceptedStart = Math.max(this.latestAcceptedStart, startedAt);
-			// Only the probe ends the pause; a later-started request accepted meanwhile shows the refusal
-			// was a stray one. One started before the refused request, answered only after its refusal
-			// (answers cross on the way back: a slower route, a busier server thread), was accepted in
-			// the window that refused: it counts in what the pause teaches. Left out, a few tens of ms of
-			// jitter taught 1 or 2 of a limit of 10, and every later run crawled at that pace.
+			// Only the probe ends the pause. One under way with the refused request, answered only after
+			// its refusal (answers cross on the way back: a slower route, a busier server thread; or it
+			// started later and got there first), was accepted in the window that refused: it counts in
+			// what the pause teaches (started later, it may also show a stray refusal: strayPause). Left
+			// out, a few tens of ms of jitter taught 1 or 2 of a limit of 10, and every later run crawled
+			// at that pace.
 			if (this.pause && probe) this.reopened(startedAt);
-			else if (this.pause && seq > this.pause.refusedStart) this.pause.stray = true;
-			else if (this.pause && startedAt <= this.pause.since) {
-				this.pause.accepted++;
-				if (startedAt >= this.pause.refusedAt) this.pause.batchAccepted = true;
+			else if (this.pause) {
+				if (seq > this.pause.refusedStart) this.pause.laterAccepted++;
+				if (startedAt <= this.pause.since) {
+					this.pause.accepted++;
+					if (startedAt >= this.pause.refusedAt) this.pause.batchAccepted = true;
+				}
 			}
 			this.adaptConcurrency(end - startedAt);
 			this.creep();
@@ -805,7 +808,8 @@ export class Account {
 				refusedAt: startedAt,
 				underLearned: this.learned && { base: this.learned.base, windowMs: this.learned.windowMs },
 				batchAccepted: this.latestAcceptedStart >= startedAt,
-				stray: false,
+				laterAccepted: 0,
+				othersRefused: 0,
 				refusals: [now],
 				fullUntil: [],
 			};
@@ -819,6 +823,7 @@ export class Account {
 		} else {
 			// Under way when the pause began: the pause already speaks for it.
 			noteRefusal(this.pause.refusals, now);
+			this.pause.othersRefused++;
 			if (retryAfterMs !== undefined) this.askedToWait(now, retryAfterMs);
 			return;
 		}
@@ -875,7 +880,7 @@ export class Account {
 	 */
 	private endPauseIfDeserted(): void {
 		if ((!this.pause && this.pausedUntil === 0) || (this.pause?.probing ?? 0) > 0 || this.queue.length > 0) return;
-		if (this.pause && !this.pause.stray) this.deserted = { since: this.pause.since, oldest: this.pause.oldest, accepted: this.pause.accepted, nextProbeAt: this.pause.nextProbeAt };
+		if (this.pause && !strayPause(this.pause)) this.deserted = { since: this.pause.since, oldest: this.pause.oldest, accepted: this.pause.accepted, nextProbeAt: this.pause.nextProbeAt };
 		this.endPause();
 	}
 
@@ -885,7 +890,7 @@ export class Account {
 		// Refused with nothing accepted in the learned window before: that pause teaches no limit of its
 		// own, but it may show one beside the learned one (5 per second sent a window after the last 5
 		// answers, 30 a minute refusing them).
-		if ((pause.accepted > 0 || this.learned) && !pause.stray) this.learnFrom(pause, probeStart);
+		if ((pause.accepted > 0 || this.learned) && !strayPause(pause)) this.learnFrom(pause, probeStart);
 		this.endPause();
 	}
 
@@ -956,7 +961,7 @@ export class Account {
 
 	/** The pause ends (reopened, or nobody waits on it): its refusals become the evidence of the one before (rule 5d). */
 	private endPause(): void {
-		if (this.pause && !this.pause.stray) this.earlierRefusals = this.pause.refusals;
+		if (this.pause && !strayPause(this.pause)) this.earlierRefusals = this.pause.refusals;
 		this.pause = undefined;
 		this.pausedUntil = 0;
 		this.lastProbeAt = -Infinity;
@@ -1101,6 +1106,19 @@ export function learnedWindow(upperMs: number, lowerMs: number): number {
 	let round: number | undefined;
 	for (const length of ROUND_WINDOWS_MS) if (length <= upperMs && length > lowerMs) round = length;
 	return Math.max(1, round ?? upperMs);
+}
+
+/**
+ * A pause whose refusal was not a full window, which teaches no limit (its Retry-After still holds
+ * while something waits on it: rule 7): of the requests under way with it, more of those started
+ * after it were accepted than all the others refused. A full window refuses everything that reaches
+ * it after, but requests started together reach the service in any order (a few ms of jitter on the
+ * way there): judged by any later-started one accepted, a third of first runs against a limit
+ * learned nothing, and every later run was refused at its start. Judged by the refusal being the
+ * only one, a proxy refusing 1 in 10 at random taught 2 per 500 ms.
+ */
+function strayPause(pause: Pause): boolean {
+	return pause.laterAccepted > pause.othersRefused;
 }
 
 /** The most refusals a learned limit keeps of those it was learned from. */
