@@ -18,7 +18,8 @@ export type Kind =
 
 export interface SvcOptions {
 	latencyMs?: number;
-	retryAfter?: 'none' | 'sec' | 'ms';
+	/** none; sec: whole seconds, rounded up; ms; window: always the whole window of the limit that refused, whatever is left of it. */
+	retryAfter?: 'none' | 'sec' | 'ms' | 'window';
 	jitterMs?: number;
 	readLate?: (n: number, rand: () => number) => number;
 	seed?: number;
@@ -37,14 +38,13 @@ export function sim(kinds: Kind[], { latencyMs = 50, retryAfter = 'none', jitter
 		return b;
 	};
 	const log: Array<{ start: number; at: number; accepted: boolean; mine: boolean }> = [];
-	const full = (at: number) =>
-		kinds.some((k) => {
-			if (k.kind === 'bucket') return bucket(k, at).tokens < 1;
-			const windowStart = k.kind === 'fixed' ? at - (at % k.windowMs) : at - k.windowMs + 1;
-			let n = 0;
-			for (let i = admitted.length - 1; i >= 0 && admitted[i] >= windowStart; i--) n++;
-			return n >= k.count;
-		});
+	const countIn = (k: Kind & { windowMs: number }, at: number) => {
+		const windowStart = k.kind === 'fixed' ? at - (at % k.windowMs) : at - k.windowMs + 1;
+		let n = 0;
+		for (let i = admitted.length - 1; i >= 0 && admitted[i] >= windowStart; i--) n++;
+		return n;
+	};
+	const full = (at: number) => kinds.some((k) => (k.kind === 'bucket' ? bucket(k, at).tokens < 1 : countIn(k, at) >= k.count));
 	const admit = (at: number) => {
 		admitted.push(at);
 		for (const k of kinds) if (k.kind === 'bucket') bucket(k, at).tokens -= 1;
@@ -62,6 +62,12 @@ export function sim(kinds: Kind[], { latencyMs = 50, retryAfter = 'none', jitter
 			if (inWindow.length >= k.count) wait = Math.max(wait, (k.kind === 'fixed' ? windowStart : inWindow[inWindow.length - k.count]) + k.windowMs - at);
 		}
 		return wait;
+	};
+	/** The longest window among the limits full at `at` (a bucket's: the time one token takes). */
+	const fullWindow = (at: number) => {
+		let window = 0;
+		for (const k of kinds) if ((k.kind === 'bucket' ? bucket(k, at).tokens < 1 : countIn(k, at) >= k.count)) window = Math.max(window, k.kind === 'bucket' ? 1000 / k.perSec : k.windowMs);
+		return window;
 	};
 	const stats = { gaveUp: 0, sent: 0, aborted: 0 };
 	return {
@@ -95,6 +101,7 @@ export function sim(kinds: Kind[], { latencyMs = 50, retryAfter = 'none', jitter
 				if (accepted) admit(at);
 				log.push({ start, at, accepted, mine: true });
 				const wait = reopensIn(at + latencyMs / 2);
+				const named = accepted ? 0 : fullWindow(at);
 				await new Promise((resolve) => setTimeout(resolve, latencyMs / 2 + Math.floor(rand() * jitterMs) + (readLate?.(log.length, rand) ?? 0)));
 				if (run.signal.aborted) {
 					ticket.finish({ type: 'abandoned' });
@@ -103,7 +110,13 @@ export function sim(kinds: Kind[], { latencyMs = 50, retryAfter = 'none', jitter
 					return accepted ? 'sent' : 'aborted';
 				}
 				const ra =
-					retryAfter === 'sec' ? Math.max(1_000, Math.ceil(wait / 1000) * 1000) : retryAfter === 'ms' ? Math.max(1, Math.ceil(wait)) : undefined;
+					retryAfter === 'sec'
+						? Math.max(1_000, Math.ceil(wait / 1000) * 1000)
+						: retryAfter === 'ms'
+							? Math.max(1, Math.ceil(wait))
+							: retryAfter === 'window'
+								? Math.ceil(named / 1000) * 1000
+								: undefined;
 				const outcome: Outcome = accepted ? { type: 'answered' } : { type: 'refused', retryAfterMs: ra };
 				ticket.finish(outcome);
 				if (accepted) {

@@ -116,4 +116,25 @@ describe('a fifth review of the two limits', () => {
 		expect(account.state.learned).toMatchObject({ windowMs: 1_000 });
 		expect(account.state.learnedLonger).toMatchObject({ windowMs: 60_000 });
 	}, 60_000);
+
+	it('5 per second and 100 per minute, each refusal naming its whole window (Retry-After: 60 however soon the minute frees), answers 200 ms with up to 300 ms of jitter each way: the minute is learned beside the second, never in its place', async () => {
+		// No one limit fitted the refusals (the minute named as full when it held 3), and the pause
+		// behind the minute taught its window with the second's count (5 to 12 per minute): runs of 300
+		// took 1,974, 1,932 and 1,511 s.
+		const account = new Account();
+		const svc = sim(
+			[
+				{ kind: 'sliding', count: 5, windowMs: 1_000 },
+				{ kind: 'sliding', count: 100, windowMs: 60_000 },
+			],
+			{ retryAfter: 'window', latencyMs: 200, jitterMs: 300, seed: 3 },
+		);
+		const runs = [await run(account, svc, 300), await run(account, svc, 300), await run(account, svc, 300)];
+		console.log(`whole-window Retry-After, jitter: ${runs.map((one) => `${one.took} ms, ${one.refused} refused`).join('; ')}; learned ${JSON.stringify(account.state.learned)} beside ${JSON.stringify(account.state.learnedLonger)}`);
+		// Ideal: 100 in the first minute's first 20 s, 100 more a minute later, the last 100 a minute after (about 140 s); later runs 180 s.
+		expect(runs[0].took).toBeLessThanOrEqual(210_000);
+		for (const later of runs.slice(1)) expect(later.took).toBeLessThanOrEqual(200_000);
+		expect(account.state.learned?.windowMs).toBeLessThanOrEqual(2_000);
+		expect(account.state.learnedLonger).toMatchObject({ windowMs: 60_000 });
+	}, 60_000);
 });

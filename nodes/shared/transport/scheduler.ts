@@ -66,7 +66,8 @@ import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
  *       needed (the longer one does not explain the refusals it was learned from); the two hold
  *       together, each learned, crept and judged as above. When no one limit fits at all, the
  *       refusals the one before does not explain (the window before them held fewer than it
- *       allows: probes refused long after it emptied) teach the longer one. The times a
+ *       allows: probes refused long after it emptied) teach the longer one, and when none fits
+ *       those either, what the service took within the window the pause found. The times a
  *       Retry-After named, less a second of its rounding, count as refusals too (the window was
  *       still full then), for a longer window, never for a smaller count. A limit beside holds more
  *       than twice the count the one before was learned with, and the service stayed shut over
@@ -986,7 +987,8 @@ export class Account {
 	 * - When none fits, and what the pause showed is not a counter reset on the clock (which lets
 	 *   at most twice its count through a window: the end of one and the start of the next), the
 	 *   refusals `before` does not explain (the window before them held fewer than it allows:
-	 *   probes refused long after it had emptied), judged over the windows longer than its own.
+	 *   probes refused long after it had emptied), judged over the windows longer than its own;
+	 *   when no limit fits those, what the service took within the window the pause found.
 	 *   Learned as one limit, the pause's long window with the short window's count was learned
 	 *   (5 per 45 s against 5 per second and 100 per minute), and 300 messages took 16 minutes
 	 *   instead of 2.
@@ -1014,8 +1016,13 @@ export class Account {
 		let beside: Limit | undefined;
 		if (estimate) {
 			if (estimate.windowMs > before.windowMs && !this.explains(estimate, before.taughtBy)) beside = estimate;
-		} else if (countBounds(evidence, found.windowMs).least > 2 * found.count) {
-			beside = found.named((inThis) => this.unexplainedLimit(before, inThis, choice), true);
+		} else {
+			const took = countBounds(evidence, found.windowMs).least;
+			// When no limit fits the refusals either (a Retry-After that names the whole window each
+			// time said it was full when it held 3), what the service took within the window found:
+			// learned as one limit, that window with the short one's count (5 per minute against 5 per
+			// second and 100 per minute) made 300 messages take 34 minutes.
+			if (took > 2 * found.count) beside = found.named((inThis) => this.unexplainedLimit(before, inThis, choice), true) ?? { count: took, windowMs: found.windowMs };
 		}
 		return beside && beside.count > 2 * before.asLearned ? beside : undefined;
 	}
