@@ -593,6 +593,21 @@ describe('an account limit found from refusals', () => {
 		},
 	);
 
+	it('under a learned per-minute limit, an hourly limit that does not reopen says what the account accepted in the hour, not what the learned minute held', async () => {
+		// 5 a minute learned, then 15 accepted over three minutes before the hour's limit: it said "accepted 5".
+		const account = new Account();
+		account.learned = { count: 5, base: 5, windowMs: 60_000, acceptedSince: 0, taughtBy: [], asLearned: 5 };
+		const svc = service(15, 3_600_000, 20);
+		const run = lane({ maxWaitMs: 70_000 });
+		const results = Array.from({ length: 20 }, async () => await svc.send(account, run).then(() => 'sent', (error: unknown) => error));
+		await vi.runAllTimersAsync();
+		const outcomes = await Promise.all(results);
+		expect(outcomes.filter((outcome) => outcome === 'sent')).toHaveLength(15);
+		const gaveUp = outcomes.filter((outcome): outcome is LimitNotReopenedError => outcome instanceof LimitNotReopenedError);
+		expect(gaveUp).toHaveLength(5);
+		for (const error of gaveUp) expect(error.acceptedBefore).toBe(15);
+	});
+
 	it('a limit that does not reopen within Max Wait ends the waits with LimitNotReopenedError, after a last probe at Max Wait', async () => {
 		const account = new Account();
 		const svc = service(5, 3_600_000, 20);

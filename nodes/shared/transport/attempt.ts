@@ -230,7 +230,7 @@ export function limitNotReopenedError(attempt: Attempt, limit: LimitNotReopenedE
 	const asked = limit.askedMs !== undefined ? `Rate limited: the service asked to wait ${askedWait(limit.askedMs)}` : undefined;
 	const saidToo = said !== undefined ? `. The service said: ${said}` : '';
 	if (forEditor) return rateLimitedInEditor(attempt, `${asked ?? `Rate limited: the account's limit did not reopen within ${max}`}${saidToo}`, limit.askedMs);
-	const accepted = limit.acceptedBefore > 0 ? ` after it accepted ${limit.acceptedBefore} in a row` : '';
+	const accepted = limit.acceptedBefore > 0 ? ` after it accepted ${limit.acceptedBefore} in the last hour` : '';
 	const reason = `${asked !== undefined ? `${asked}, more than ${max}` : `The account's rate limit was reached${accepted} and did not reopen within ${max}: it is probably a per-hour limit`}${saidToo}`;
 	return serviceError(attempt.context.getNode(), {
 		status: 429,

@@ -140,7 +140,11 @@ export class LimitNotReopenedError extends Error {
 	constructor(
 		/** How long the service has been refusing (ms). */
 		readonly refusingForMs: number,
-		/** How many it accepted in its window before the first refusal. */
+		/**
+		 * How many the account accepted in the hour before (answers are kept that long): what an
+		 * hourly limit took. Counted in the learned window, a learned 5 a minute said "accepted 5"
+		 * where the run had 15 accepted.
+		 */
 		readonly acceptedBefore: number,
 		readonly maxWaitMs: number,
 		/** When the service asked for a wait longer than Max Wait (Retry-After), that wait. */
@@ -575,7 +579,7 @@ export class Account {
 		// Measured from now, not from when it was said: a later run waits only for what is left of it.
 		const asked = this.pausedUntil - now;
 		if (asked > limits.maxWaitMs) {
-			return new LimitNotReopenedError(this.pause ? now - this.pause.since : 0, this.pause?.accepted ?? 0, limits.maxWaitMs, asked);
+			return new LimitNotReopenedError(this.pause ? now - this.pause.since : 0, this.accepted.countAfter(now - KEPT_MS), limits.maxWaitMs, asked);
 		}
 		if (this.pause) {
 			const { pause } = this;
@@ -583,9 +587,9 @@ export class Account {
 			// then (another run's, one that hangs) is waited for only a moment longer.
 			const deadline = pause.since + limits.maxWaitMs;
 			const answerBy = deadline + Math.max(LAST_PROBE_ANSWER_MS, this.roundTrips(2));
-			if (this.lastProbeAt >= deadline && pause.probing === 0) return new LimitNotReopenedError(now - pause.since, pause.accepted, limits.maxWaitMs);
+			if (this.lastProbeAt >= deadline && pause.probing === 0) return new LimitNotReopenedError(now - pause.since, this.accepted.countAfter(now - KEPT_MS), limits.maxWaitMs);
 			if (pause.probing >= pause.batch) {
-				if (now >= answerBy) return new LimitNotReopenedError(now - pause.since, pause.accepted, limits.maxWaitMs);
+				if (now >= answerBy) return new LimitNotReopenedError(now - pause.since, this.accepted.countAfter(now - KEPT_MS), limits.maxWaitMs);
 				// Woken then to give up, unless the probe's answer comes first.
 				return answerBy;
 			}
