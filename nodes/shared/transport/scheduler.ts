@@ -215,6 +215,11 @@ class TimeLog {
 		return this.times.length - this.indexAfter(after);
 	}
 
+	/** How many are after `after` and at or before `until` (limitEstimate's countWithin, over the log). */
+	countWithin(after: number, until: number): number {
+		return this.indexAfter(until) - this.indexAfter(after);
+	}
+
 	/** The times after `after`, at most the `most` latest of them. */
 	after(after: number, most: number): number[] {
 		return this.times.slice(Math.max(this.indexAfter(after), this.times.length - most));
@@ -563,6 +568,11 @@ export class Account {
 		return [...this.queue].sort((a, b) => Number(b.retry) - Number(a.retry) || a.lane.own.inFlight - b.lane.own.inFlight || a.place - b.place);
 	}
 
+	/** The error that ends a wait (rule 6): how long the service has refused, and what it accepted in the hour (answers are kept that long). */
+	private notReopened(now: number, maxWaitMs: number, askedMs?: number): LimitNotReopenedError {
+		return new LimitNotReopenedError(this.pause ? now - this.pause.since : 0, this.accepted.countAfter(now - KEPT_MS), maxWaitMs, askedMs);
+	}
+
 	/** Counts that hold `lane`'s own limits: its run's, or the account's when shared (both are always kept). */
 	private countsOf(lane: RunLane): Counts {
 		return lane.shareLimits ? this.counts : lane.own;
@@ -579,7 +589,7 @@ export class Account {
 		// Measured from now, not from when it was said: a later run waits only for what is left of it.
 		const asked = this.pausedUntil - now;
 		if (asked > limits.maxWaitMs) {
-			return new LimitNotReopenedError(this.pause ? now - this.pause.since : 0, this.accepted.countAfter(now - KEPT_MS), limits.maxWaitMs, asked);
+			return this.notReopened(now, limits.maxWaitMs, asked);
 		}
 		if (this.pause) {
 			const { pause } = this;
@@ -587,9 +597,9 @@ export class Account {
 			// then (another run's, one that hangs) is waited for only a moment longer.
 			const deadline = pause.since + limits.maxWaitMs;
 			const answerBy = deadline + Math.max(LAST_PROBE_ANSWER_MS, this.roundTrips(2));
-			if (this.lastProbeAt >= deadline && pause.probing === 0) return new LimitNotReopenedError(now - pause.since, this.accepted.countAfter(now - KEPT_MS), limits.maxWaitMs);
+			if (this.lastProbeAt >= deadline && pause.probing === 0) return this.notReopened(now, limits.maxWaitMs);
 			if (pause.probing >= pause.batch) {
-				if (now >= answerBy) return new LimitNotReopenedError(now - pause.since, this.accepted.countAfter(now - KEPT_MS), limits.maxWaitMs);
+				if (now >= answerBy) return this.notReopened(now, limits.maxWaitMs);
 				// Woken then to give up, unless the probe's answer comes first.
 				return answerBy;
 			}
@@ -917,7 +927,7 @@ export class Account {
 		const refused = [...this.earlierRefusals, ...pause.refusals];
 		const evidence = { accepted: this.accepted.after(Math.min(...refused) - KEPT_MS, ESTIMATE_ANSWERS), refused, toleranceMs: this.estimateTolerance() };
 		// What the refusal counted, and the answers before its oldest still within such a window.
-		const heldIn = (length: number) => pause.accepted + Math.max(0, this.accepted.countAfter(pause.since - length) - this.accepted.countAfter(pause.oldest - 0.5));
+		const heldIn = (length: number) => pause.accepted + Math.max(0, this.accepted.countWithin(pause.since - length, pause.oldest - 0.5));
 		const choice: LimitChoice = {
 			windows: [windowMs, ...ROUND_WINDOWS_MS.filter((length) => length > windowMs && length <= MAX_WINDOW_GROWTH * windowMs)],
 			// Kept only when this refusal came with it full: a window refused with fewer in it than it
@@ -941,10 +951,10 @@ export class Account {
 		// a token bucket's refill, a plan raised), and a longer window would not be one either. Each
 		// pause then learned a window a few times longer (10 per clock second became 2,290 per 4
 		// minutes: bursts of it refused).
-		const tookInLearned = learnedBefore && countBounds(evidence, learnedBefore.windowMs).least;
-		if (estimate && learnedBefore && estimate.windowMs !== learnedBefore.windowMs && tookInLearned! > learnedBefore.base) estimate = undefined;
+		const tookInLearned = learnedBefore ? countBounds(evidence, learnedBefore.windowMs).least : 0;
+		if (estimate && learnedBefore && estimate.windowMs !== learnedBefore.windowMs && tookInLearned > learnedBefore.base) estimate = undefined;
 		const count = estimate?.count ?? (longer ? Math.max(pause.accepted, underLearned.base) : pause.accepted);
-		const beside = learnedBefore && this.limitBeside(pause, learnedBefore, { evidence, choice, estimate, windowMs, count, named, tookInBefore: tookInLearned! });
+		const beside = learnedBefore && this.limitBeside(pause, learnedBefore, { evidence, choice, estimate, windowMs, count, named, tookInBefore: tookInLearned });
 		const taughtBy = [...pause.refusals, ...pause.fullUntil];
 		if (beside) {
 			const kept = this.learnedLonger?.windowMs === beside.windowMs ? this.learnedLonger.taughtBy : [];
@@ -977,7 +987,7 @@ export class Account {
 		const toleranceMs = this.estimateTolerance();
 		// Answers are kept for an hour: older refusals are no evidence either way.
 		const since = this.clock.now() - KEPT_MS + limit.windowMs + toleranceMs;
-		return times.every((time) => time < since || this.accepted.countAfter(time - limit.windowMs - toleranceMs) - this.accepted.countAfter(time + toleranceMs) >= limit.count);
+		return times.every((time) => time < since || this.accepted.countWithin(time - limit.windowMs - toleranceMs, time + toleranceMs) >= limit.count);
 	}
 
 	/**
