@@ -65,7 +65,7 @@ async function withOpeningRoundOut(n: number) {
 	await vi.advanceTimersByTimeAsync(0);
 	tickets[0].finish({ type: 'answered' });
 	await vi.advanceTimersByTimeAsync(0);
-	return { account, tickets, waiting };
+	return { account, run, tickets, waiting };
 }
 
 beforeEach(() => vi.useFakeTimers({ now: 1_000_000 }));
@@ -514,13 +514,9 @@ describe('an account limit found from refusals', () => {
 	});
 
 	it('answers that cross on the way back: accepted requests started before the refused one, answered after its refusal, count in what the pause teaches', async () => {
-		const account = new Account();
-		const run = lane();
-		const first = await account.acquire(run);
-		first.finish({ type: 'answered' });
-		await vi.advanceTimersByTimeAsync(0);
 		// The opening round: 12 under way; the service accepted the first 9 (10 with the first) and refused the rest.
-		const round = await Promise.all(Array.from({ length: 12 }, () => account.acquire(run)));
+		const { account, run, tickets } = await withOpeningRoundOut(1 + 12);
+		const round = tickets.slice(1);
 		await vi.advanceTimersByTimeAsync(30);
 		// A refusal comes back first; the accepted answers trickle in after it.
 		round[10].finish({ type: 'refused', retryAfterMs: 1_000 });
@@ -535,13 +531,9 @@ describe('an account limit found from refusals', () => {
 	});
 
 	it('a batch that reached the service in another order than it started (jitter on the way there): two requests started after the refused one accepted, four refused; the pause teaches the limit', async () => {
-		const account = new Account();
-		const run = lane();
-		const first = await account.acquire(run);
-		first.finish({ type: 'answered' });
-		await vi.advanceTimersByTimeAsync(0);
 		// The opening round: 14 started together; the service took 10 (with the first) in the order they came.
-		const round = await Promise.all(Array.from({ length: 14 }, () => account.acquire(run)));
+		const { account, run, tickets } = await withOpeningRoundOut(1 + 14);
+		const round = tickets.slice(1);
 		await vi.advanceTimersByTimeAsync(30);
 		round[7].finish({ type: 'refused', retryAfterMs: 1_000 });
 		for (const n of [0, 1, 2, 3, 4, 5, 6, 8, 9]) round[n].finish({ type: 'answered' });
