@@ -18,17 +18,22 @@ import { run, sim } from './limit-sim';
 beforeEach(() => vi.useFakeTimers({ now: 1_000_000 }));
 afterEach(() => vi.useRealTimers());
 
-/** When each of `n` more messages could be taken at the soonest, from `start` on, after those `before` (times the service took them). */
+/**
+ * When each of `n` more messages could be taken at the soonest, from `start` on, after those
+ * `before` (times the service took them): a sliding window frees as its oldest leaves, a clock one
+ * (`fixed`) when the next begins.
+ */
 function idealEnd(limits: Limit[], before: readonly number[], start: number, n: number): number {
 	const taken = [...before];
 	let time = start;
 	for (let k = 0; k < n; k++) {
 		for (let moved = true; moved; ) {
 			moved = false;
-			for (const { count, windowMs } of limits) {
-				const inWindow = taken.filter((other) => other > time - windowMs);
+			for (const { count, windowMs, fixed } of limits) {
+				const windowStart = fixed ? time - (time % windowMs) : time - windowMs + 1;
+				const inWindow = taken.filter((other) => other >= windowStart);
 				if (inWindow.length >= count) {
-					time = inWindow[inWindow.length - count] + windowMs;
+					time = (fixed ? windowStart : inWindow[inWindow.length - count]) + windowMs;
 					moved = true;
 				}
 			}
@@ -135,6 +140,33 @@ describe('a fifth review of the two limits', () => {
 		expect(runs[0].took).toBeLessThanOrEqual(210_000);
 		for (const later of runs.slice(1)) expect(later.took).toBeLessThanOrEqual(200_000);
 		expect(account.state.learned?.windowMs).toBeLessThanOrEqual(2_000);
+		expect(account.state.learnedLonger).toMatchObject({ windowMs: 60_000 });
+	}, 60_000);
+});
+
+describe('two limits, both counted per clock window', () => {
+	// A clock second lets 10 through across its edge (the end of one and the start of the next), so
+	// the 5 per second learned first seemed not to hold, and a later pause behind the minute was
+	// learned in its place with its count: 5 per 45 s. Four runs begun 20, 10 and 55 s into a
+	// minute took 593 s, then 180 (20 and 10 s), and 530 and 550 s (55 s), against about 180.
+	it.each([20_000, 10_000, 55_000])('5 per clock second and 100 per clock minute, the first run begun %i ms into a minute: every later run takes about the ideal time', async (intoMinuteMs) => {
+		vi.setSystemTime(1_000_000 - (1_000_000 % 60_000) + 60_000 + intoMinuteMs);
+		const limits = [
+			{ count: 5, windowMs: 1_000, fixed: true },
+			{ count: 100, windowMs: 60_000, fixed: true },
+		];
+		const account = new Account();
+		const svc = sim(limits.map(({ count, windowMs }) => ({ kind: 'fixed' as const, count, windowMs })));
+		const runs = [];
+		for (let k = 0; k < 4; k++) {
+			const before = svc.log.filter((entry) => entry.accepted).map((entry) => entry.at);
+			const start = Date.now();
+			const one = await run(account, svc, 300);
+			runs.push({ ...one, ideal: idealEnd(limits, before, start, 300) - start });
+		}
+		console.log(`both per clock window, ${intoMinuteMs} ms into a minute: ${runs.map((one) => `${one.took} ms (ideal ${one.ideal}), ${one.refused} refused`).join('; ')}`);
+		expect(runs.map((one) => one.sent)).toEqual([300, 300, 300, 300]);
+		for (const later of runs.slice(1)) expect(later.took).toBeLessThanOrEqual(1.05 * later.ideal + 1_000);
 		expect(account.state.learnedLonger).toMatchObject({ windowMs: 60_000 });
 	}, 60_000);
 });

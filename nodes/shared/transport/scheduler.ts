@@ -62,7 +62,8 @@ import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
  *       idle time shows nothing), and is learned again at the next refusal.
  *    f. Two limits at once (a gateway's per-second limit in front of the plan's per-minute one):
  *       a limit learned over a longer window does not replace the one learned before while that
- *       one still holds (the service never took more than it within its window) and is still
+ *       one still holds (the service never took more than twice it within its window: a counter
+ *       reset on the clock lets the end of one window and the start of the next through) and is still
  *       needed (the longer one does not explain the refusals it was learned from); the two hold
  *       together, each learned, crept and judged as above. When no one limit fits at all, the
  *       refusals the one before does not explain (the window before them held fewer than it
@@ -992,8 +993,11 @@ export class Account {
 
 	/**
 	 * Rule 5f: a limit over a longer window beside `before`, the one learned before, or undefined.
-	 * `before` must still hold (the service took no more than it allows now, a creep it accepted
-	 * included) and the service have stayed shut over twice its window: a clock window first seen
+	 * `before` must still hold (the service took no more than twice what it allows now, a creep it
+	 * accepted included: a counter reset each clock second takes the end of one second and the
+	 * start of the next within a second, 10 against 5 per second, and the pause behind the minute
+	 * was learned in its place with its count, 5 per 45 s, a run of 300 taking 593 s against 180)
+	 * and the service have stayed shut over twice its window: a clock window first seen
 	 * in part (10 per 3 s learned 2 s into a clock window of 5 s) reopens within one length of it,
 	 * and kept beside a longer one it let a later run send 3 s after a full window, refused.
 	 * - The one limit that fits everything (rule 5d), when it is longer and does not explain the
@@ -1026,7 +1030,7 @@ export class Account {
 		},
 	): Limit | undefined {
 		const { evidence, choice, estimate } = found;
-		if (found.tookInBefore > before.count || this.clock.now() - pause.since <= 2 * before.windowMs) return undefined;
+		if (found.tookInBefore > 2 * before.count || this.clock.now() - pause.since <= 2 * before.windowMs) return undefined;
 		let beside: Limit | undefined;
 		if (estimate) {
 			if (estimate.windowMs > before.windowMs && !this.explains(estimate, before.taughtBy)) beside = estimate;
