@@ -35,7 +35,10 @@ import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
  *       service had accepted (one at a time once a probe after a named time was refused).
  *    c. Without, one probe goes at a time, each when the next round window length (1 s, 5 s, a
  *       minute, ...) has passed since the oldest answer still counted toward the service's
- *       window (it admits the next one once that answer leaves its window).
+ *       window (it admits the next one once that answer leaves its window); sooner, when a limit
+ *       learned beside (rule 5f) held its count as learned at the refusal, once that one frees a
+ *       place (its creep refused: 45 s and then 60 s from an answer of the shorter window came
+ *       13 s after a clock minute had reset, in a real n8n).
  *    d. An accepted probe ends the pause (probes of its batch refused after it go again under
  *       the limit it taught, their Retry-After holding, and begin no new pause) and teaches the
  *       limit. Its window is at least the time from the oldest answer the refusal counted (back
@@ -383,6 +386,8 @@ interface Pause {
 	 * that names its whole window every time would speak against the limit it has.
 	 */
 	fullUntil: number[];
+	/** When the limit learned beside frees a place, when it held its count as learned at the refusal (rule 5c). */
+	besideFreeAt?: number;
 }
 
 interface Waiter {
@@ -828,6 +833,7 @@ export class Account {
 				othersRefused: 0,
 				refusals: [now],
 				fullUntil: [],
+				besideFreeAt: this.besideFreeAt(now),
 			};
 			// A refusal: what the creep counts starts again.
 			for (const learned of this.learnedLimits) learned.acceptedSince = 0;
@@ -878,7 +884,8 @@ export class Account {
 
 	/**
 	 * When the next probe may go: once the next round window length (or the learned one) has
-	 * passed since the oldest counted answer; past an hour, a fifth longer each time.
+	 * passed since the oldest counted answer; past an hour, a fifth longer each time; no later than
+	 * when the limit learned beside frees a place, when it was full (rule 5c).
 	 */
 	private nextProbe(now: number): number {
 		const pause = this.pause!;
@@ -886,7 +893,17 @@ export class Account {
 		const learned = this.learned?.windowMs;
 		const round = ROUND_WINDOWS_MS.find((length) => length > elapsed) ?? elapsed * 1.2;
 		const length = learned !== undefined && learned > elapsed ? Math.min(learned, round) : round;
-		return Math.max(pause.oldest + length, now + PROBE_MIN_GAP_MS);
+		const at = Math.max(pause.oldest + length, now + PROBE_MIN_GAP_MS);
+		const beside = pause.besideFreeAt;
+		return beside !== undefined && beside < at ? Math.max(beside, now + PROBE_MIN_GAP_MS) : at;
+	}
+
+	/** When the limit learned beside frees a place, if its window holds its count as learned at `now` (rule 5c). */
+	private besideFreeAt(now: number): number | undefined {
+		const longer = this.learnedLonger;
+		if (!longer) return undefined;
+		const leaving = this.blockingAnswer(this.accepted, 0, longer.base, longer.windowMs, now);
+		return typeof leaving === 'number' ? leaving + longer.windowMs : undefined;
 	}
 
 	/**
