@@ -37,8 +37,8 @@ import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
  *       minute, ...) has passed since the oldest answer still counted toward the service's
  *       window (it admits the next one once that answer leaves its window); sooner, when a limit
  *       learned beside (rule 5f) held its count as learned at the refusal, once that one frees a
- *       place (its creep refused: 45 s and then 60 s from an answer of the shorter window came
- *       13 s after a clock minute had reset, in a real n8n).
+ *       place. (A creep of 100 a minute refused in a real n8n: probed at 45 s and then 60 s from an
+ *       answer of the second's window, the probe came 13 s after the clock minute had reset.)
  *    d. An accepted probe ends the pause (probes of its batch refused after it go again under
  *       the limit it taught, their Retry-After holding, and begin no new pause) and teaches the
  *       limit. Its window is at least the time from the oldest answer the refusal counted (back
