@@ -399,6 +399,13 @@ describe('an account limit found from refusals', () => {
 		return Date.now() - started;
 	}
 
+	/** `n` messages of `run` until every timer has run: each 'sent', or the error its wait ended with. */
+	async function outcomesOf(account: Account, svc: ReturnType<typeof service>, run: RunLane, n: number): Promise<unknown[]> {
+		const results = Array.from({ length: n }, async () => await svc.send(account, run).then(() => 'sent', (error: unknown) => error));
+		await vi.runAllTimersAsync();
+		return await Promise.all(results);
+	}
+
 	it.each([5_000, 12_000])('a slow service (100 per minute, answers after %i ms): what it accepted in all its rounds is learned, not only the last round', async (latencyMs) => {
 		const account = new Account();
 		const svc = service(100, 60_000, latencyMs, { wayThereMs: latencyMs / 2 });
@@ -590,10 +597,7 @@ describe('an account limit found from refusals', () => {
 		const account = new Account();
 		account.learned = { count: 5, base: 5, windowMs: 60_000, acceptedSince: 0, taughtBy: [], asLearned: 5 };
 		const svc = service(15, 3_600_000, 20);
-		const run = lane({ maxWaitMs: 70_000 });
-		const results = Array.from({ length: 20 }, async () => await svc.send(account, run).then(() => 'sent', (error: unknown) => error));
-		await vi.runAllTimersAsync();
-		const outcomes = await Promise.all(results);
+		const outcomes = await outcomesOf(account, svc, lane({ maxWaitMs: 70_000 }), 20);
 		expect(outcomes.filter((outcome) => outcome === 'sent')).toHaveLength(15);
 		const gaveUp = outcomes.filter((outcome): outcome is LimitNotReopenedError => outcome instanceof LimitNotReopenedError);
 		expect(gaveUp).toHaveLength(5);
@@ -603,10 +607,7 @@ describe('an account limit found from refusals', () => {
 	it('a limit that does not reopen within Max Wait ends the waits with LimitNotReopenedError, after a last probe at Max Wait', async () => {
 		const account = new Account();
 		const svc = service(5, 3_600_000, 20);
-		const run = lane({ maxWaitMs: 10_000 });
-		const results = Array.from({ length: 8 }, async () => await svc.send(account, run).then(() => 'sent', (error: unknown) => error));
-		await vi.runAllTimersAsync();
-		const outcomes = await Promise.all(results);
+		const outcomes = await outcomesOf(account, svc, lane({ maxWaitMs: 10_000 }), 8);
 		expect(outcomes.filter((outcome) => outcome === 'sent')).toHaveLength(5);
 		for (const outcome of outcomes.filter((o) => o !== 'sent')) expect(outcome).toBeInstanceOf(LimitNotReopenedError);
 		const refusals = svc.log.filter(({ accepted }) => !accepted);
@@ -733,10 +734,7 @@ describe('an account limit found from refusals', () => {
 	it('a run that gave up at Max Wait leaves no pause behind: once the limit is gone, a later run sends (it probes, it does not fail without a request)', async () => {
 		const account = new Account();
 		const svc = service(2, 3_600_000, 20);
-		const first = lane({ maxWaitMs: 1_000 });
-		const results = Array.from({ length: 4 }, async () => await svc.send(account, first).then(() => 'sent', (error: unknown) => error));
-		await vi.runAllTimersAsync();
-		const outcomes = await Promise.all(results);
+		const outcomes = await outcomesOf(account, svc, lane({ maxWaitMs: 1_000 }), 4);
 		expect(outcomes.filter((outcome) => outcome === 'sent')).toHaveLength(2);
 		expect(outcomes.filter((outcome) => outcome instanceof LimitNotReopenedError)).toHaveLength(2);
 		expect(account.state.pause).toBeUndefined();
