@@ -893,9 +893,7 @@ export class Account {
 		const learned = this.learned?.windowMs;
 		const round = ROUND_WINDOWS_MS.find((length) => length > elapsed) ?? elapsed * 1.2;
 		const length = learned !== undefined && learned > elapsed ? Math.min(learned, round) : round;
-		const at = Math.max(pause.oldest + length, now + PROBE_MIN_GAP_MS);
-		const beside = pause.besideFreeAt;
-		return beside !== undefined && beside < at ? Math.max(beside, now + PROBE_MIN_GAP_MS) : at;
+		return Math.max(Math.min(pause.oldest + length, pause.besideFreeAt ?? Infinity), now + PROBE_MIN_GAP_MS);
 	}
 
 	/** When the limit learned beside frees a place, if its window holds its count as learned at `now` (rule 5c). */
@@ -1047,7 +1045,7 @@ export class Account {
 		},
 	): Limit | undefined {
 		const { evidence, choice, estimate } = found;
-		if (found.tookInBefore > 2 * before.count || this.clock.now() - pause.since <= 2 * before.windowMs) return undefined;
+		if (beyondClockReset(found.tookInBefore, before.count) || this.clock.now() - pause.since <= 2 * before.windowMs) return undefined;
 		let beside: Limit | undefined;
 		if (estimate) {
 			if (estimate.windowMs > before.windowMs && !this.explains(estimate, before.taughtBy)) beside = estimate;
@@ -1057,9 +1055,9 @@ export class Account {
 			// time said it was full when it held 3), what the service took within the window found:
 			// learned as one limit, that window with the short one's count (5 per minute against 5 per
 			// second and 100 per minute) made 300 messages take 34 minutes.
-			if (took > 2 * found.count) beside = found.named((inThis) => this.unexplainedLimit(before, inThis, choice), true) ?? { count: took, windowMs: found.windowMs };
+			if (beyondClockReset(took, found.count)) beside = found.named((inThis) => this.unexplainedLimit(before, inThis, choice), true) ?? { count: took, windowMs: found.windowMs };
 		}
-		return beside && beside.count > 2 * before.asLearned ? beside : undefined;
+		return beside && beyondClockReset(beside.count, before.asLearned) ? beside : undefined;
 	}
 
 	/** The limit over a window longer than `before`'s that fits the refusals `before` does not explain (rule 5f). */
@@ -1148,6 +1146,14 @@ export function learnedWindow(upperMs: number, lowerMs: number): number {
 	let round: number | undefined;
 	for (const length of ROUND_WINDOWS_MS) if (length <= upperMs && length > lowerMs) round = length;
 	return Math.max(1, round ?? upperMs);
+}
+
+/**
+ * More than a counter reset on the clock lets through within one window of a limit of `count`:
+ * the end of one window and the start of the next, twice its count (rule 5f).
+ */
+function beyondClockReset(took: number, count: number): boolean {
+	return took > 2 * count;
 }
 
 /**
