@@ -400,6 +400,7 @@ interface Waiter {
 }
 
 export class Account {
+	/** Waiting requests, retries first, then by place in line (see inTurn). */
 	private queue: Waiter[] = [];
 	private readonly watched = new WeakSet<AbortSignal>();
 	readonly counts = new Counts();
@@ -495,7 +496,7 @@ export class Account {
 		this.watch(lane.signal);
 		return await new Promise<Ticket>((grant, fail) => {
 			const waiter: Waiter = { lane, place: place ?? ++this.places, retry: place !== undefined, grant, fail };
-			this.queue.push(waiter);
+			this.queue.splice(this.lineIndexOf(waiter), 0, waiter);
 			this.poke();
 		});
 	}
@@ -569,9 +570,30 @@ export class Account {
 		}
 	}
 
-	/** The queue in turn (rule 2): retries, then the runs with the fewest requests under way, then by place in line. */
+	/**
+	 * The queue in turn (rule 2): retries, then the runs with the fewest requests under way, then by
+	 * place in line. The queue is kept in line without the runs' share, so with one run waiting (the
+	 * usual case) it is already in turn: the pump looks at it after every answer.
+	 */
 	private inTurn(): Waiter[] {
+		const lane = this.queue[0]?.lane;
+		if (this.queue.every((waiter) => waiter.lane === lane)) return this.queue;
 		return [...this.queue].sort((a, b) => Number(b.retry) - Number(a.retry) || a.lane.own.inFlight - b.lane.own.inFlight || a.place - b.place);
+	}
+
+	/** Where `waiter` goes in the queue: behind the retries and the places before its own (most often, at the end). */
+	private lineIndexOf(waiter: Waiter): number {
+		const goesAhead = (other: Waiter) => (other.retry !== waiter.retry ? other.retry : other.place < waiter.place);
+		const last = this.queue.at(-1);
+		if (!last || goesAhead(last)) return this.queue.length;
+		let low = 0;
+		let high = this.queue.length;
+		while (low < high) {
+			const middle = (low + high) >> 1;
+			if (goesAhead(this.queue[middle])) low = middle + 1;
+			else high = middle;
+		}
+		return low;
 	}
 
 	/** The error that ends a wait (rule 6): how long the service has refused, and what it accepted in the hour (answers are kept that long). */
