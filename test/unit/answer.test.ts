@@ -6,9 +6,9 @@
  */
 import { getEventListeners } from 'node:events';
 import { Readable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { readBody } from '../../nodes/shared/transport/answer';
+import { Deadlines, readBody } from '../../nodes/shared/transport/answer';
 
 describe('readBody', () => {
 	it('a body that sends a few bytes and then nothing ends when the signal aborts, its listener removed', async () => {
@@ -45,5 +45,60 @@ describe('readBody', () => {
 	it('a body past maxBytes is cut off as too large', async () => {
 		const read = await readBody(Readable.from([Buffer.alloc(600), Buffer.alloc(600)], { objectMode: false }), 1_000, new AbortController().signal);
 		expect(read).toEqual({ type: 'tooLarge', maxBytes: 1_000 });
+	});
+});
+
+describe('Deadlines: one timer for the requests of a run', () => {
+	beforeEach(() => vi.useFakeTimers({ now: 1_000_000 }));
+	afterEach(() => vi.useRealTimers());
+
+	it('each deadline ends at its own time, as expired; a cleared one never ends; no timer is left once none is pending', async () => {
+		const deadlines = new Deadlines(new AbortController().signal);
+		const first = deadlines.start(100);
+		const cleared = deadlines.start(100);
+		await vi.advanceTimersByTimeAsync(50);
+		const later = deadlines.start(100);
+		const shorter = deadlines.start(20);
+		await vi.advanceTimersByTimeAsync(10);
+		cleared.clear();
+		await vi.advanceTimersByTimeAsync(9);
+		expect([first, cleared, later, shorter].map((deadline) => deadline.signal.aborted)).toEqual([false, false, false, false]);
+		await vi.advanceTimersByTimeAsync(1);
+		expect([first, cleared, later, shorter].map((deadline) => deadline.signal.aborted)).toEqual([false, false, false, true]);
+		await vi.advanceTimersByTimeAsync(29);
+		expect(first.signal.aborted).toBe(false);
+		await vi.advanceTimersByTimeAsync(1);
+		expect([first, cleared, later].map((deadline) => deadline.signal.aborted)).toEqual([true, false, false]);
+		expect(first.signal.reason).toBe(shorter.signal.reason);
+		expect([first.expired, cleared.expired, shorter.expired]).toEqual([true, false, true]);
+		await vi.advanceTimersByTimeAsync(49);
+		expect(later.signal.aborted).toBe(false);
+		await vi.advanceTimersByTimeAsync(1);
+		expect([later.signal.aborted, later.expired, cleared.signal.aborted]).toEqual([true, true, false]);
+		expect(vi.getTimerCount()).toBe(0);
+
+		const again = deadlines.start(100);
+		again.clear();
+		expect(vi.getTimerCount()).toBe(0);
+		await vi.advanceTimersByTimeAsync(200);
+		expect(again.signal.aborted).toBe(false);
+	});
+
+	it('the run abandoning its requests ends every pending deadline with its reason, not as expired, and one started after at once', async () => {
+		const abandon = new AbortController();
+		const deadlines = new Deadlines(abandon.signal);
+		const pending = [deadlines.start(100), deadlines.start(200)];
+		const answered = deadlines.start(300);
+		answered.clear();
+		const stopped = new Error('stopped');
+		abandon.abort(stopped);
+		expect(pending.map((deadline) => [deadline.signal.reason, deadline.expired])).toEqual([
+			[stopped, false],
+			[stopped, false],
+		]);
+		expect(answered.signal.aborted).toBe(false);
+		expect(deadlines.start(100).signal.reason).toBe(stopped);
+		await vi.advanceTimersByTimeAsync(0);
+		expect(vi.getTimerCount()).toBe(0);
 	});
 });

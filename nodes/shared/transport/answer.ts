@@ -40,24 +40,39 @@ export function discard(body: unknown): void {
 
 /** Reasons made once: an abort without one builds a DOMException (and its stack) every time, and every request has a deadline. */
 const DEADLINE_PASSED = new Error('deadline');
-const DEADLINE_CLEARED = new Error('deadline cleared');
+const TIMER_NOT_NEEDED = new Error('no deadline pending');
 
 interface Deadline {
 	/** Aborts when the time is up, or when the run abandons its requests (with that one's reason). */
 	signal: AbortSignal;
 	/** Whether the time ran out (rather than the run ending it). */
 	readonly expired: boolean;
-	/** Once it is no longer needed: frees its timer and its place among the run's deadlines. */
+	/** Once it is no longer needed: frees its place among the run's deadlines. */
 	clear(): void;
+}
+
+/** A deadline as the run keeps it. */
+interface Pending {
+	ends: AbortController;
+	at: number;
+	expired: boolean;
 }
 
 /**
  * The deadlines of one run's requests, all ended when the run abandons them, through one
  * listener on its signal: EventTarget walks a signal's whole list of listeners on every add and
  * remove, so with 200 requests under way each adding its own, every request paid for the others.
+ * One timer serves them all, set for the earliest: a timer per request (a sleep, its promises and
+ * listeners, a second AbortController to end it) took an eighth of the node's own CPU in a
+ * profile of 2,000 sends. A run's requests share one Timeout, so they fall due in the order they
+ * started, and most are answered in that order too (clear finds them near the front).
  */
 export class Deadlines {
-	private readonly live = new Set<AbortController>();
+	/** The deadlines not yet cleared or ended, earliest first. */
+	private due: Pending[] = [];
+	/** Ends the timer's sleep when it is no longer needed; undefined while no timer is set. */
+	private timer: AbortController | undefined;
+	private timerAt = Infinity;
 
 	constructor(
 		/** Aborted when the run abandons its requests under way. */
@@ -66,8 +81,10 @@ export class Deadlines {
 		signal.addEventListener(
 			'abort',
 			() => {
-				for (const ends of this.live) ends.abort(signal.reason);
-				this.live.clear();
+				const due = this.due;
+				this.due = [];
+				this.stopTimer();
+				for (const pending of due) pending.ends.abort(signal.reason);
 			},
 			{ once: true },
 		);
@@ -75,28 +92,62 @@ export class Deadlines {
 
 	/** A deadline `ms` from now that also ends when the run abandons its requests: one signal for both. */
 	start(ms: number): Deadline {
-		const ends = new AbortController();
-		if (this.signal.aborted) ends.abort(this.signal.reason);
-		else this.live.add(ends);
-		const cleared = new AbortController();
-		let expired = false;
-		void interruptibleSleep(ms, cleared.signal).then(
-			() => {
-				expired = true;
-				ends.abort(DEADLINE_PASSED);
-			},
-			() => undefined,
-		);
+		const pending: Pending = { ends: new AbortController(), at: performance.now() + ms, expired: false };
+		if (this.signal.aborted) {
+			pending.ends.abort(this.signal.reason);
+		} else {
+			let index = this.due.length;
+			while (index > 0 && this.due[index - 1].at > pending.at) index--;
+			this.due.splice(index, 0, pending);
+			if (pending.at < this.timerAt) this.setTimer(pending.at);
+		}
 		return {
-			signal: ends.signal,
+			signal: pending.ends.signal,
 			get expired() {
-				return expired;
+				return pending.expired;
 			},
 			clear: () => {
-				this.live.delete(ends);
-				cleared.abort(DEADLINE_CLEARED);
+				const index = this.due.indexOf(pending);
+				if (index < 0) return;
+				this.due.splice(index, 1);
+				if (this.due.length === 0) this.stopTimer();
 			},
 		};
+	}
+
+	/** Sets the one timer for `at`, in place of any set before. */
+	private setTimer(at: number): void {
+		this.stopTimer();
+		const timer = new AbortController();
+		this.timer = timer;
+		this.timerAt = at;
+		void interruptibleSleep(at - performance.now(), timer.signal).then(
+			() => this.fire(timer),
+			() => undefined,
+		);
+	}
+
+	private stopTimer(): void {
+		this.timer?.abort(TIMER_NOT_NEEDED);
+		this.timer = undefined;
+		this.timerAt = Infinity;
+	}
+
+	/** The timer went off: every deadline due by now ends, and the timer is set for the next. */
+	private fire(timer: AbortController): void {
+		if (this.timer !== timer) return;
+		this.timer = undefined;
+		this.timerAt = Infinity;
+		const now = performance.now();
+		let index = 0;
+		while (index < this.due.length && this.due[index].at <= now) index++;
+		const ended = this.due.slice(0, index);
+		this.due = this.due.slice(index);
+		if (this.due.length > 0) this.setTimer(this.due[0].at);
+		for (const pending of ended) {
+			pending.expired = true;
+			pending.ends.abort(DEADLINE_PASSED);
+		}
 	}
 }
 
