@@ -1007,7 +1007,9 @@ export class Account {
 		const kept = learnedBefore?.taughtBy ?? [];
 		this.learned = { count, base: count, windowMs: learnedWindowMs, acceptedSince: 0, taughtBy: taughtFrom(kept, taughtBy), asLearned: count };
 		// The longer limit holds while the service never took more than it within its window, and
-		// the one learned now is shorter.
+		// the one learned now is shorter. More than its count, not twice it as for the shorter one
+		// (rule 5f): that lets a minute dropped or raised go at once. Twice kept later runs at 298-304 s
+		// where they took 123 s (5 a second and 100 a minute, the minute then dropped or made 1,000).
 		const besideIt = this.learnedLonger;
 		if (besideIt && (besideIt.windowMs <= this.learned.windowMs || countBounds(evidence, besideIt.windowMs).least > besideIt.base)) this.learnedLonger = undefined;
 	}
