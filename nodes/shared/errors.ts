@@ -442,14 +442,27 @@ const KIND_PATTERNS: Array<[FailureKind, RegExp]> = [
 	['invalidPhone', /phone|e\.?164|invalid (recipient|number)/i],
 ];
 
+/** The condition `words` name, if any (the first of KIND_PATTERNS that matches). */
+function kindNamedBy(words: string): FailureKind | undefined {
+	for (const [kind, pattern] of KIND_PATTERNS) if (pattern.test(words)) return kind;
+	return undefined;
+}
+
+/** An error code read as words: `RATE_LIMITED` as "RATE LIMITED", `tooManyRequests` as "too Many Requests". */
+const codeWords = (code: string) => code.replace(/[_.-]+/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2');
+
 /**
  * The condition a reason names, by its words first: a recognised reason wins over the status, so a
  * 403 "Recipient does not have an active account" fails that item only, and a 429 "Message limit
- * for this number reached" is one recipient's limit, not the account's rate. Only words that name
- * nothing fall back on the status (401/403 the key refused, 429 the account's rate).
+ * for this number reached" is one recipient's limit, not the account's rate. Then the service's
+ * error code, which is its word too: a 400 `{error: {code: "RATE_LIMITED", message: "Request
+ * refused"}}` is its rate limit (spec 7: the values of error.code are not shown, so a code is read
+ * as words, not matched to a list; a number is a status, not a word). Only a reason and a code
+ * that name nothing fall back on the status (401/403 the key refused, 429 the account's rate).
  */
-export function classifyFailure(reason: string, status?: number): FailureKind {
-	for (const [kind, pattern] of KIND_PATTERNS) if (pattern.test(reason)) return kind;
+export function classifyFailure(reason: string, status?: number, code?: string): FailureKind {
+	const named = kindNamedBy(reason) ?? (code !== undefined && !/^\d+$/.test(code) ? kindNamedBy(codeWords(code)) : undefined);
+	if (named) return named;
 	if (status === 401 || status === 403) return 'authentication';
 	if (status === 429) return 'rateLimit';
 	return 'other';

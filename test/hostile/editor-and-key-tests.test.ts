@@ -40,6 +40,12 @@ describe('the credential Test button', () => {
 		expect(result.message).toMatch(/The key was refused \(HTTP 400\): Unauthorized: Invalid API key/);
 	});
 
+	it('Bearer: a 400 whose error code names the key (its words do not) is the key refused', async () => {
+		const { url } = await serve((_req, res) => json(res, 400, { error: { code: 'INVALID_TOKEN', message: 'Request refused' } }));
+		const result = await keyTest('messagingBearerApi', url);
+		expect(result).toEqual({ status: 'Error', message: 'The key was refused (HTTP 400): Request refused' });
+	});
+
 	it('an empty body refused as such (400, not about the key) still shows the key passed', async () => {
 		const { url } = await serve((_req, res) => json(res, 400, { success: false, message: 'Bad request', details: 'to is required' }));
 		expect(await keyTest('messagingAuthorizationKeyApi', url)).toEqual({ status: 'OK', message: 'Key accepted' });

@@ -278,6 +278,48 @@ describe('spec part 7 conditions are judged by their words before their status',
 	});
 });
 
+describe('the service\'s error code names the condition when its words do not (spec 7: its values are not shown)', () => {
+	const TEMPLATE_SENT = { success: true, messaging_response_info: { contacts: [{ input: '+14155550100', wa_id: '14155550100' }], messages: [{ id: 'wamid.1', message_status: 'accepted' }], messaging_product: 'whatsapp' } };
+
+	it.each([
+		['sendTemplate', { error: { code: 'RATE_LIMITED', message: 'Request refused' } }, TEMPLATE_SENT],
+		['sendTemplate', { error: { code: 'tooManyRequests' } }, TEMPLATE_SENT],
+		['templateGetAll', { error: { code: 'rate-limit-exceeded', message: 'Request refused' } }, [TEMPLATE_RECORD]],
+		['plantCreate', { error: 'RATE_LIMITED', message: 'Request refused' }, { name: 'Monstera', tag: '' }],
+	] as Array<[Operation, IDataObject, unknown]>)('%s answered 400 %j, then its success: the rate limit, waited out and sent again, once', async (operation, refusal, success) => {
+		const { url, seen } = await serve((req, res) => {
+			if (operation === 'sendTemplate' && req.method === 'GET') return json(res, 200, [TEMPLATE_RECORD]);
+			json(res, own(operation, seen).length === 1 ? 400 : 200, own(operation, seen).length === 1 ? refusal : success);
+		});
+		const result = await run(url, operation, { options: { maxWaitSeconds: 10 } });
+		expect(own(operation, seen)).toHaveLength(2);
+		expect(result.items).not.toHaveLength(0);
+		for (const item of result.items) expect(item.json).not.toHaveProperty('error');
+	});
+
+	it('400 {"error":{"code":"INSUFFICIENT_CREDITS","message":"Request refused"}}: the credits failure, the run halted after one request', async () => {
+		const { url, seen } = await answering('sendTemplate', 400, { error: { code: 'INSUFFICIENT_CREDITS', message: 'Request refused' } });
+		const result = await run(url, 'sendTemplate', { items: 3, options: { maxConcurrent: 1, maxWaitSeconds: 2 } });
+		expect(own('sendTemplate', seen)).toHaveLength(1);
+		expect(errorOf(result.items[0])).toBe('Request refused (code INSUFFICIENT_CREDITS)');
+		for (const item of result.items) expect(String(item.json.message)).toMatch(/Top up credits/);
+	});
+
+	it('the words win over the code: 400 "Invalid phone number" with code RATE_LIMITED fails that item after one request', async () => {
+		const { url, seen } = await answering('sendTemplate', 400, { error: { code: 'RATE_LIMITED', message: 'Invalid phone number' } });
+		const result = await run(url, 'sendTemplate', { options: { maxWaitSeconds: 2 } });
+		expect(own('sendTemplate', seen)).toHaveLength(1);
+		expect(errorOf(result.items[0])).toBe('Invalid phone number (code RATE_LIMITED)');
+	});
+
+	it('a code that names nothing stays a failure of that item: 400 code E_REFUSED, one request', async () => {
+		const { url, seen } = await answering('sendTemplate', 400, { error: { code: 'E_REFUSED', message: 'Request refused' } });
+		const result = await run(url, 'sendTemplate', { options: { maxWaitSeconds: 2 } });
+		expect(own('sendTemplate', seen)).toHaveLength(1);
+		expect(errorOf(result.items[0])).toBe('Request refused (code E_REFUSED)');
+	});
+});
+
 describe('a rate limit that does not reopen within Max Wait: the error keeps the service\'s reason', () => {
 	it('400 "Rate limit exceeded (messages per minute or per hour)" every time, 2 items, Max Wait 2 s: both items carry the reason', async () => {
 		const { url } = await serve((_req, res) => json(res, 400, { message: 'Message sending failed | Reason: Rate limit exceeded (messages per minute or per hour)' }));

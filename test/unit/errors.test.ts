@@ -393,6 +393,29 @@ describe('classifyFailure: the ten direct-send conditions', () => {
 		expect(classifyFailure('Too many requests', 429)).toBe('rateLimit');
 	});
 
+	it.each([
+		['RATE_LIMITED', 'rateLimit'],
+		['rate-limit-exceeded', 'rateLimit'],
+		['tooManyRequests', 'rateLimit'],
+		['TOO_MANY_MESSAGES', 'rateLimit'],
+		['INSUFFICIENT_CREDITS', 'credits'],
+		['SUBSCRIPTION_EXPIRED', 'subscription'],
+		['INVALID_TOKEN', 'authentication'],
+		['invalidPhone', 'invalidPhone'],
+		['E_REFUSED', 'other'],
+		['429', 'other'],
+	] as const)('an error code read as words when the reason names nothing: %s -> %s', (code, kind) => {
+		expect(classifyFailure('Request refused', 400, code)).toBe(kind);
+		expect(classifyFailure('', 400, code)).toBe(kind);
+	});
+
+	it('the reason\'s words win over the code, and the code over the status', () => {
+		expect(classifyFailure('Invalid phone number', 400, 'RATE_LIMITED')).toBe('invalidPhone');
+		expect(classifyFailure('Request refused', 429, 'INSUFFICIENT_CREDITS')).toBe('credits');
+		expect(classifyFailure('Request refused', 403, 'RATE_LIMITED')).toBe('rateLimit');
+		expect(classifyFailure('Request refused', 403, 'E_REFUSED')).toBe('authentication');
+	});
+
 	it('falls back on the status code', () => {
 		expect(classifyFailure('nope', 401)).toBe('authentication');
 		expect(classifyFailure('nope', 429)).toBe('rateLimit');

@@ -157,11 +157,11 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 	const reason = said.unexplained ? { ...said, reason: `${said.reason} (${attempt.host}, HTTP ${status})` } : said;
 	// A 5xx is judged by its status, whatever its text says: the service may have acted on it.
 	if (status >= 500) return serverError(attempt, status, reason, body);
-	// By the service's words first (never the host named above: it can hold "phone" or "credit"):
-	// a 429 that says "Message limit for this number reached" is one recipient's limit and a 429
-	// "Insufficient credits" the account's balance, not a pause of the account's rate; a 429 whose
-	// words name nothing else is classified as the rate limit by its status.
-	const kind = classifyFailure(said.unexplained ? '' : said.reason, status);
+	// By the service's words first (never the host named above: it can hold "phone" or "credit"),
+	// then its error code: a 429 that says "Message limit for this number reached" is one
+	// recipient's limit and a 429 "Insufficient credits" the account's balance, not a pause of the
+	// account's rate; a 429 whose words and code name nothing else is the rate limit by its status.
+	const kind = classifyFailure(said.unexplained ? '' : said.reason, status, said.code);
 	if (kind === 'rateLimit') return rateLimited(attempt, status, reason, body, response);
 	// A retried DELETE that finds nothing to delete: an earlier attempt did the job.
 	if (status === 404 && request.method === 'DELETE' && attempt.mayHaveActed) return { type: 'done', body: undefined };
