@@ -423,7 +423,7 @@ const KIND_PATTERNS: Array<[FailureKind, RegExp]> = [
 	['credits', /credit|balance/i],
 	['subscription', /subscription|plan (has )?expired/i],
 	['numberLimit', /limit( \w+)? for (this|the|that|each|one|a) (phone )?(number|recipient)|per[ -](phone )?(number|recipient)|(number|recipient)(['’]s)? (message |daily |hourly )?limit/i],
-	['rateLimit', /rate.?limit|too many (requests|messages)|per (minute|hour)/i],
+	['rateLimit', /rate.?limit|too many (requests|messages)|per (minute|hour)|throttl/i],
 	// A "message limit" that names neither a number nor a period: one recipient's, as before.
 	['numberLimit', /message limit/i],
 	// Tested before authentication, so never on a text that names the key or token ("not an authorized user", "API key not registered").

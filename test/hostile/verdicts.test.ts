@@ -284,6 +284,8 @@ describe('the service\'s error code names the condition when its words do not (s
 	it.each([
 		['sendTemplate', { error: { code: 'RATE_LIMITED', message: 'Request refused' } }, TEMPLATE_SENT],
 		['sendTemplate', { error: { code: 'tooManyRequests' } }, TEMPLATE_SENT],
+		// As Amazon SES refuses for rate: a 400, code Throttling.
+		['sendTemplate', { error: { code: 'Throttling', message: 'Maximum sending rate exceeded.' } }, TEMPLATE_SENT],
 		['templateGetAll', { error: { code: 'rate-limit-exceeded', message: 'Request refused' } }, [TEMPLATE_RECORD]],
 		['plantCreate', { error: 'RATE_LIMITED', message: 'Request refused' }, { name: 'Monstera', tag: '' }],
 	] as Array<[Operation, IDataObject, unknown]>)('%s answered 400 %j, then its success: the rate limit, waited out and sent again, once', async (operation, refusal, success) => {

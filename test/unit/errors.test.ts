@@ -363,6 +363,7 @@ describe('classifyFailure: the ten direct-send conditions', () => {
 		['Message limit reached', 'numberLimit'],
 		['Message limit reached (100 per hour)', 'rateLimit'],
 		['Too many messages per minute', 'rateLimit'],
+		['Request throttled, slow down', 'rateLimit'],
 		['Unique recipient limit reached', 'uniqueNumbers'],
 	])('one recipient\'s limit is not the account\'s rate, whatever period it names: %s -> %s', (reason, kind) => {
 		expect(classifyFailure(reason)).toBe(kind);
@@ -398,6 +399,8 @@ describe('classifyFailure: the ten direct-send conditions', () => {
 		['rate-limit-exceeded', 'rateLimit'],
 		['tooManyRequests', 'rateLimit'],
 		['TOO_MANY_MESSAGES', 'rateLimit'],
+		['Throttling', 'rateLimit'],
+		['ThrottlingException', 'rateLimit'],
 		['INSUFFICIENT_CREDITS', 'credits'],
 		['SUBSCRIPTION_EXPIRED', 'subscription'],
 		['INVALID_TOKEN', 'authentication'],
