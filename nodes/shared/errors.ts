@@ -48,9 +48,32 @@ const text = (value: unknown): string | undefined => {
 	return clean === '' ? undefined : clean;
 };
 
+/** An error code as text: its words, or its number. */
+const codeText = (value: unknown): string | undefined => text(value) ?? (typeof value === 'number' ? String(value) : undefined);
+
 /** The service's words, or when it gave none the node's own `fallback`, marked as such. */
 const saidOr = (words: string | undefined, fallback: string): ServiceFailure =>
 	words !== undefined ? { reason: words } : { reason: fallback, unexplained: true };
+
+/**
+ * The words of a refusal in none of the service's four error bodies (spec 7), as a gateway or a
+ * framework in front of it writes one: RFC 9457 problem details (`title`, `detail`), a list of
+ * errors (`errors: [{message, code}]` or of texts), OAuth's `error_description`. Without them a 400
+ * `{"errors": [{"code": "RATE_LIMITED", "message": "Too many requests"}]}` failed as "The service
+ * reported an error", its words lost and its rate limit not waited out.
+ */
+function otherShapeFailure(body: Record<string, unknown>): ServiceFailure | undefined {
+	const problem = titleAndDetails(text(body.title), text(body.detail) ?? text(body.error_description));
+	if (problem !== undefined) return { reason: problem };
+	if (!Array.isArray(body.errors)) return undefined;
+	// The first entry with words, else the first with a code.
+	const said = (entry: unknown) => (isObject(entry) ? (text(entry.message) ?? text(entry.detail)) : text(entry));
+	const codeOf = (entry: unknown) => (isObject(entry) ? codeText(entry.code) : undefined);
+	const entry = body.errors.find((one) => said(one) !== undefined) ?? body.errors.find((one) => codeOf(one) !== undefined);
+	if (entry === undefined) return undefined;
+	const code = codeOf(entry);
+	return { ...saidOr(said(entry), 'The service reported an error'), ...(code !== undefined ? { code } : {}) };
+}
 
 /**
  * The service's own failure text, "Message sending failed | Reason: No credits" -> "No credits".
@@ -83,17 +106,19 @@ export function readFailure(body: unknown, httpFailed: boolean): ServiceFailure 
 			const nested = body.error;
 			return {
 				...saidOr(text(nested.message) ?? message, 'The service reported an error'),
-				code: text(nested.code) ?? (typeof nested.code === 'number' ? String(nested.code) : undefined),
+				code: codeText(nested.code),
 			};
 		}
 		if (typeof body.error === 'number' || typeof body.error === 'string') {
-			const failure = saidOr(message ?? text(body.error), 'The service reported an error');
+			// OAuth's `{error: "invalid_token", error_description: "The access token expired"}` too.
+			const failure = saidOr(message ?? text(body.error_description) ?? text(body.error), 'The service reported an error');
 			// `{error: "Insufficient credits"}`: the text is the reason, not also its code.
 			return { ...failure, ...(String(body.error) !== failure.reason ? { code: String(body.error) } : {}) };
 		}
 		if (body.success === false) return saidOr(titleAndDetails(message, text(body.details)), 'The service reported a failure');
 		if (!httpFailed) return undefined;
-		return saidOr(message ?? text(body.details), 'The service reported an error');
+		const said = message ?? text(body.details);
+		return said !== undefined ? { reason: said } : (otherShapeFailure(body) ?? saidOr(undefined, 'The service reported an error'));
 	}
 	if (!httpFailed) return undefined;
 	return saidOr(text(body), 'The service answered with an error and no explanation');
@@ -452,16 +477,23 @@ function kindNamedBy(words: string): FailureKind | undefined {
 const codeWords = (code: string) => code.replace(/[_.-]+/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2');
 
 /**
+ * The condition a code names: one token that starts with a letter (`RATE_LIMITED`, `invalid_token`,
+ * also as a whole reason: `{"error": "too_many_requests"}`); a number is a status, not a word.
+ */
+const codeNamed = (code: string | undefined): FailureKind | undefined =>
+	code !== undefined && /^[a-z][\w.-]*$/i.test(code) ? kindNamedBy(codeWords(code)) : undefined;
+
+/**
  * The condition a reason names, by its words first: a recognised reason wins over the status, so a
  * 403 "Recipient does not have an active account" fails that item only, and a 429 "Message limit
  * for this number reached" is one recipient's limit, not the account's rate. Then the service's
  * error code, which is its word too: a 400 `{error: {code: "RATE_LIMITED", message: "Request
  * refused"}}` is its rate limit (spec 7: the values of error.code are not shown, so a code is read
- * as words, not matched to a list; a number is a status, not a word). Only a reason and a code
+ * as words, not matched to a list). Only a reason and a code
  * that name nothing fall back on the status (401/403 the key refused, 429 the account's rate).
  */
 export function classifyFailure(reason: string, status?: number, code?: string): FailureKind {
-	const named = kindNamedBy(reason) ?? (code !== undefined && !/^\d+$/.test(code) ? kindNamedBy(codeWords(code)) : undefined);
+	const named = kindNamedBy(reason) ?? codeNamed(reason) ?? codeNamed(code);
 	if (named) return named;
 	if (status === 401 || status === 403) return 'authentication';
 	if (status === 429) return 'rateLimit';

@@ -299,6 +299,27 @@ describe('the service\'s error code names the condition when its words do not (s
 		for (const item of result.items) expect(item.json).not.toHaveProperty('error');
 	});
 
+	it.each([
+		{ errors: [{ code: 'rate_limit_exceeded', message: 'Slow down' }] },
+		{ type: 'about:blank', title: 'Too Many Requests', status: 400, detail: 'Rate limit exceeded' },
+		{ error: 'too_many_requests' },
+	])('send answered 400 %j (a gateway\'s error body), then its success: the rate limit, waited out and sent again, once', async (refusal) => {
+		const { url, seen } = await serve((_req, res) =>
+			seen.length === 1 ? json(res, 400, refusal) : json(res, 200, { message: 'Message sent successfully' }),
+		);
+		const result = await run(url, 'send', { options: { maxWaitSeconds: 10 } });
+		expect(seen).toHaveLength(2);
+		expect(result.items[0].json.success).toBe(true);
+	});
+
+	it('400 problem details "Insufficient credits" from a gateway: the credits failure in its words, the run halted after one request', async () => {
+		const { url, seen } = await serve((_req, res) => json(res, 400, { title: 'Payment Required', detail: 'Insufficient credits' }));
+		const result = await run(url, 'send', { items: 3, options: { maxConcurrent: 1 } });
+		expect(seen).toHaveLength(1);
+		expect(errorOf(result.items[0])).toBe('Payment Required: Insufficient credits');
+		for (const item of result.items) expect(String(item.json.message)).toMatch(/Top up credits/);
+	});
+
 	it('400 {"error":{"code":"INSUFFICIENT_CREDITS","message":"Request refused"}}: the credits failure, the run halted after one request', async () => {
 		const { url, seen } = await answering('sendTemplate', 400, { error: { code: 'INSUFFICIENT_CREDITS', message: 'Request refused' } });
 		const result = await run(url, 'sendTemplate', { items: 3, options: { maxConcurrent: 1, maxWaitSeconds: 2 } });

@@ -58,10 +58,38 @@ describe('readFailure: the four error bodies of spec part 7', () => {
 	});
 
 	it('an error status with a body of another shape, or plain text', () => {
-		expect(readFailure({ detail: 'x' }, true)).toEqual({ reason: 'The service reported an error', unexplained: true });
+		expect(readFailure({ reason: 'x', info: { detail: 'y' } }, true)).toEqual({ reason: 'The service reported an error', unexplained: true });
 		expect(readFailure('Bad Gateway', true)).toEqual({ reason: 'Bad Gateway' });
 		expect(readFailure('', false)).toBeUndefined();
 		expect(readFailure([{ id: 1 }], false)).toBeUndefined();
+	});
+});
+
+describe('readFailure: the error bodies a gateway or framework in front of the service writes, on an error status', () => {
+	it.each([
+		[{ type: 'about:blank', title: 'Too Many Requests', status: 400, detail: 'Rate limit exceeded' }, { reason: 'Too Many Requests: Rate limit exceeded' }],
+		[{ title: 'Bad Request' }, { reason: 'Bad Request' }],
+		[{ detail: 'Insufficient credits' }, { reason: 'Insufficient credits' }],
+		[{ errors: [{ code: 'RATE_LIMITED', message: 'Too many requests' }] }, { reason: 'Too many requests', code: 'RATE_LIMITED' }],
+		[{ errors: [{ code: 404 }, { detail: 'Plant not found' }] }, { reason: 'Plant not found' }],
+		[{ errors: ['Insufficient credits'] }, { reason: 'Insufficient credits' }],
+		[{ errors: [{ code: 'RATE_LIMITED' }] }, { reason: 'The service reported an error', unexplained: true, code: 'RATE_LIMITED' }],
+		[{ errors: [] }, { reason: 'The service reported an error', unexplained: true }],
+		[{ error: 'invalid_token', error_description: 'The access token expired' }, { reason: 'The access token expired', code: 'invalid_token' }],
+	])('%j -> %j', (body, failure) => {
+		expect(readFailure(body, true)).toEqual(failure);
+	});
+
+	it('the service\'s own fields come first, and a 2xx of such a shape is no failure', () => {
+		expect(readFailure({ message: 'Rate limit exceeded', title: 'Bad Request' }, true)).toEqual({ reason: 'Rate limit exceeded' });
+		expect(readFailure({ details: 'to is required', errors: ['x'] }, true)).toEqual({ reason: 'to is required' });
+		expect(readFailure({ title: 'Bad Request', errors: ['x'] }, false)).toBeUndefined();
+	});
+
+	it('a reason that is one code-like word is read as words', () => {
+		expect(classifyFailure('too_many_requests', 400)).toBe('rateLimit');
+		expect(classifyFailure('invalid_token', 400)).toBe('authentication');
+		expect(classifyFailure('insufficientCredits', 400)).toBe('credits');
 	});
 });
 
