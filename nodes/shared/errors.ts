@@ -326,9 +326,10 @@ export const TAKEN_STATUSES = new Set(['sent', 'queued', 'accepted', 'delivered'
  * send's own result list; a `status` that says it was taken, where a status speaks; or a text that
  * plainly says it went, names no failure and no rate limit, and holds no "only" ("Message sent
  * successfully" beside `success: false`, or in a 400, whatever it names besides: a phone, an
- * attachment, credits remaining). A 401, 403 or 429 keeps its meaning whatever its words say:
- * "messages can only be sent with a valid token", "you have sent 30 messages". A direct send's
- * 2xx text is weighed as saysDone does.
+ * attachment, credits remaining). A 401 or 403 keeps its meaning whatever its words say
+ * ("messages can only be sent with a valid token"), and a 429 unless they say this very message
+ * went ("you have sent 30 messages" is waited out). A direct send's 2xx text is weighed as
+ * saysDone does.
  */
 export function alsoSaysSent(api: ServiceApi, body: unknown, status: number): boolean {
 	if (saysTrue(body)) return true;
@@ -338,15 +339,16 @@ export function alsoSaysSent(api: ServiceApi, body: unknown, status: number): bo
 	const message = text(body.message);
 	if (message === undefined) return false;
 	if (api === 'send' && status < 300) return saysDone(api, body);
-	if (status === 401 || status === 403 || status === 429) return false;
+	if (status === 401 || status === 403) return false;
 	const said = straight(message);
-	// A refusal naming a condition of spec part 7 that a success would not (a rate limit, the number's
-	// limit) says both only when it says this very message went ("Message sent. Per minute limit now
-	// reached.": taken for a rate refusal, it was sent 7 times); a count of messages sent before ("You
-	// have sent 30 messages", "50 messages sent today") speaks of others.
+	// A 429, or a refusal naming a condition of spec part 7 that a success would not (a rate limit,
+	// the number's limit), says both only when it says this very message went ("Message sent. Per
+	// minute limit now reached.": taken for a rate refusal, it was sent 7 times, in a 400 and in a
+	// 429 alike); a count of messages sent before ("You have sent 30 messages", "50 messages sent
+	// today") speaks of others.
 	// Read on the answer as it came (a line break ends a sentence there), before the reason of the
 	// service's failure form: "Message sending failed | Reason: max 1 message sent per second" did not go.
-	if (NAMED_CONDITIONS.has(classifyFailure(said))) {
+	if (status === 429 || NAMED_CONDITIONS.has(classifyFailure(said))) {
 		const raw = straight(String(body.message));
 		return THIS_MESSAGE_SENT.test(SERVICE_FAILURE_FORM.test(raw) ? beforeReason(raw) : raw);
 	}

@@ -87,6 +87,10 @@ describe('a failure whose body also says the message went says both: may have be
 		// A rate refusal that says this very message went (diff review: waited out and sent 7 times).
 		['sendDashboard', '200 OK', { success: false, message: 'Message sent successfully. Rate limit: 60 per minute' }],
 		['send', '400 Bad Request', { message: 'Message sent. Per minute limit now reached.' }],
+		// The same in a 429: waited out and sent again, it would go twice.
+		['send', '429 Too Many Requests', { message: 'Message sent. Per minute limit now reached.' }],
+		['send', '429 Too Many Requests', { message: 'Message sent successfully' }],
+		['sendDashboard', '429 Too Many Requests', { success: false, message: 'Message sent successfully', details: 'Rate limit: 60 per minute' }],
 		// A count of none sent (reported as sent, the message lost).
 		['send', '200 OK', { message: '0 messages sent' }],
 		['send', '200 OK', { message: 'Sent: 0' }],

@@ -302,13 +302,16 @@ describe('alsoSaysSent: a failure whose answer also says the message went (says 
 		// A rate refusal that says this very message went: sent again, it went 7 times (diff review).
 		['dashboard', 200, { success: false, message: 'Message sent successfully. Rate limit: 60 per minute' }, true],
 		['send', 400, { message: 'Message sent. Per minute limit now reached.' }, true],
+		// In a 429 too: the status says refused, the words that this message went; waited out and
+		// sent again it would go twice, where "may have been delivered" tells the user.
+		['send', 429, { message: 'Message sent. Per minute limit now reached.' }, true],
+		['send', 429, { message: 'Message sent successfully' }, true],
 		['send', 400, { message: 'Your message was delivered; rate limit exceeded for the next hour' }, true],
 		// The spec's own, and counts of other messages: waited out and sent again.
 		['send', 400, { message: 'Rate limit exceeded (messages per minute or per hour)' }, false],
 		['send', 400, { message: 'Rate limit exceeded: 30 messages sent in the last minute' }, false],
 		['send', 400, { message: 'Rate limit exceeded. Message was not sent' }, false],
 		['send', 400, { message: 'Rate limit exceeded: no message sent' }, false],
-		['send', 429, { message: 'Message sent. Per minute limit now reached.' }, false],
 		['send', 400, { message: 'Message limit for this number reached. 50 messages sent today.' }, false],
 		// Other messages than this one, in a rate refusal (diff review: each read as "says both", so not waited out).
 		['send', 400, { message: 'Too many requests: wait a second before the next message is sent' }, false],
