@@ -491,8 +491,8 @@ const codeNamed = (code: string | undefined): FailureKind | undefined =>
  * for this number reached" is one recipient's limit, not the account's rate. Then the service's
  * error code, which is its word too: a 400 `{error: {code: "RATE_LIMITED", message: "Request
  * refused"}}` is its rate limit (spec 7: the values of error.code are not shown, so a code is read
- * as words, not matched to a list). Only a reason and a code
- * that name nothing fall back on the status (401/403 the key refused, 429 the account's rate).
+ * as words, not matched to a list). Only a reason and a code that name nothing fall back on the
+ * status (401/403 the key refused, 429 the account's rate).
  */
 export function classifyFailure(reason: string, status?: number, code?: string): FailureKind {
 	const named = kindNamedBy(reason) ?? codeNamed(reason) ?? codeNamed(code);
