@@ -492,12 +492,14 @@ const codeNamed = (code: string | undefined): FailureKind | undefined =>
  * error code, which is its word too: a 400 `{error: {code: "RATE_LIMITED", message: "Request
  * refused"}}` is its rate limit (spec 7: the values of error.code are not shown, so a code is read
  * as words, not matched to a list). Only a reason and a code that name nothing fall back on the
- * status (401/403 the key refused, 429 the account's rate).
+ * status (401/403 the key refused, 402 the credits, 429 the account's rate).
  */
 export function classifyFailure(reason: string, status?: number, code?: string): FailureKind {
 	const named = kindNamedBy(reason) ?? codeNamed(reason) ?? codeNamed(code);
 	if (named) return named;
 	if (status === 401 || status === 403) return 'authentication';
+	// 402 Payment Required: the account's balance (spec 7, condition 5), which no later item gets past.
+	if (status === 402) return 'credits';
 	if (status === 429) return 'rateLimit';
 	return 'other';
 }

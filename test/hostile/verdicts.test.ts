@@ -243,6 +243,14 @@ describe('spec part 7 conditions are judged by their words before their status',
 		}
 	});
 
+	it('402 whose words name nothing ("Payment required"): the credits failure, the run halted after one request', async () => {
+		const { url, seen } = await serve((_req, res) => json(res, 402, { message: 'Payment required' }));
+		const result = await run(url, 'send', { items: 3, options: { maxConcurrent: 1 } });
+		expect(seen).toHaveLength(1);
+		expect(errorOf(result.items[0])).toBe('Payment required');
+		for (const item of result.items) expect(String(item.json.message)).toMatch(/Top up credits/);
+	});
+
 	it('429 whose words name nothing else stays a rate refusal: the account pauses and the item goes again', async () => {
 		const { url, seen } = await serve((_req, res, index) => {
 			if (index > 0) return json(res, 200, { message: 'Message sent successfully' });

@@ -448,6 +448,9 @@ describe('classifyFailure: the ten direct-send conditions', () => {
 		expect(classifyFailure('Request refused', 429, 'INSUFFICIENT_CREDITS')).toBe('credits');
 		expect(classifyFailure('Request refused', 403, 'RATE_LIMITED')).toBe('rateLimit');
 		expect(classifyFailure('Request refused', 403, 'E_REFUSED')).toBe('authentication');
+		// 402 Payment Required: the account's balance, whatever words that name nothing say.
+		expect(classifyFailure('Payment required', 402)).toBe('credits');
+		expect(classifyFailure('Invalid phone number', 402)).toBe('invalidPhone');
 	});
 
 	it('falls back on the status code', () => {
