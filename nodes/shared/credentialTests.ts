@@ -1,6 +1,6 @@
 import type { ICredentialsDecrypted, ICredentialTestFunctions, INodeCredentialTestResult } from 'n8n-workflow';
 
-import { classifyFailure, readFailure, readFailureOfSuccess } from './errors';
+import { kindOfFailure, readFailure, readFailureOfSuccess } from './errors';
 import { LIST_ANSWER_MAX_BYTES, parseScrubbed, readBody, UnreadableBody } from './transport/answer';
 import type { ServiceApi } from './transport/apis';
 import { isLoopbackHost, normalizeBaseUrl } from './transport/baseUrl';
@@ -75,7 +75,7 @@ async function probe(this: ICredentialTestFunctions, { method, url, headers, api
 	if (statusCode === 401 || statusCode === 403) return { status: 'Error', message: `The key was refused (HTTP ${statusCode})${because}` };
 	// Refused for rate before the key was looked at, or refused in words about the key: neither says the key passed.
 	if (statusCode === 429) return { status: 'Error', message: `Not tested: the service is rate-limiting requests (HTTP 429)${because}; try again in a minute` };
-	if (statusCode >= 400 && failure && classifyFailure(failure.unexplained ? '' : failure.reason, statusCode, failure.code) === 'authentication') {
+	if (statusCode >= 400 && failure && kindOfFailure(failure, statusCode) === 'authentication') {
 		return { status: 'Error', message: `The key was refused (HTTP ${statusCode})${because}` };
 	}
 	if (statusCode === 404) return { status: 'Error', message: `Nothing answers at ${url.split('?')[0]}; check the URL` };

@@ -504,6 +504,10 @@ export function classifyFailure(reason: string, status?: number, code?: string):
 	return 'other';
 }
 
+/** The condition a failure as read names: its words (none when the node made them up), its code, its status. */
+export const kindOfFailure = (failure: ServiceFailure, status?: number): FailureKind =>
+	classifyFailure(failure.unexplained ? '' : failure.reason, status, failure.code);
+
 interface ServiceErrorInput {
 	status?: number;
 	failure: ServiceFailure;

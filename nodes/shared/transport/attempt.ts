@@ -1,7 +1,7 @@
 import { NodeApiError } from 'n8n-workflow';
 import type { ICredentialDataDecryptedObject, IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
 
-import { FAILURE_KINDS, alsoSaysSent, classifyFailure, oneLine, readFailure, readFailureOfSuccess, serviceError } from '../errors';
+import { FAILURE_KINDS, alsoSaysSent, kindOfFailure, oneLine, readFailure, readFailureOfSuccess, serviceError } from '../errors';
 import type { ServiceFailure } from '../errors';
 import { discard, LIST_ANSWER_MAX_BYTES, parseScrubbed, readBody, SEND_ANSWER_MAX_BYTES, UnreadableBody, untilAborted } from './answer';
 import type { Deadlines } from './answer';
@@ -161,7 +161,7 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 	// then its error code: a 429 that says "Message limit for this number reached" is one
 	// recipient's limit and a 429 "Insufficient credits" the account's balance, not a pause of the
 	// account's rate; a 429 whose words and code name nothing else is the rate limit by its status.
-	const kind = classifyFailure(said.unexplained ? '' : said.reason, status, said.code);
+	const kind = kindOfFailure(said, status);
 	if (kind === 'rateLimit') return rateLimited(attempt, status, reason, body, response);
 	// A retried DELETE that finds nothing to delete: an earlier attempt did the job.
 	if (status === 404 && request.method === 'DELETE' && attempt.mayHaveActed) return { type: 'done', body: undefined };
