@@ -18,7 +18,10 @@ export interface TemplateRecord {
 	template_id: string;
 }
 
-export const TEMPLATE_ID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const TEMPLATE_ID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/** Whether `text` has the form of a template ID (spec 2.3: UUID-shaped). */
+export const isTemplateId = (text: string) => TEMPLATE_ID.test(text);
 
 /** A record the picker, the variable fields and a run can use: an object with a template ID. */
 const isUsable = (record: unknown): record is TemplateRecord => isObject(record) && typeof record.template_id === 'string' && record.template_id.trim() !== '';
@@ -43,15 +46,23 @@ export async function listTemplates(this: ILoadOptionsFunctions): Promise<Templa
 	return usableOnce((await editorRequest.call(this, LIST_TEMPLATES)) as unknown[]);
 }
 
+/**
+ * The records a picker, the variable fields and a run can use, one per ID, each ID without the
+ * spaces a record may carry around it (" 6f1d… " is the template 6f1d…: the picker's value, the
+ * ID typed in and the one sent are all that).
+ */
 function usableOnce(records: unknown[]): TemplateRecord[] {
 	const seen = new Set<string>();
-	return records.filter((record): record is TemplateRecord => {
-		if (!isUsable(record)) return false;
-		const id = record.template_id.toLowerCase();
-		if (seen.has(id)) return false;
+	const usable: TemplateRecord[] = [];
+	for (const record of records) {
+		if (!isUsable(record)) continue;
+		const templateId = record.template_id.trim();
+		const id = templateId.toLowerCase();
+		if (seen.has(id)) continue;
 		seen.add(id);
-		return true;
-	});
+		usable.push(templateId === record.template_id ? record : { ...record, template_id: templateId });
+	}
+	return usable;
 }
 
 /**
@@ -99,6 +110,8 @@ const TEMPLATE_LIMITS = { variables: 100, textLength: 10_000 } as const;
  * is built from the record, so such a record costs nothing.
  */
 export function templateProblem(record: TemplateRecord): string | undefined {
+	// Spec 2.3: a template is sent by its UUID; the node refuses any other ID when it runs, so the picker does not offer one.
+	if (!isTemplateId(record.template_id)) return `its ID ${JSON.stringify(record.template_id)} is not a UUID, the form the template send takes`;
 	const count = Number(record.variable_counts);
 	if (Number.isFinite(count) && count > TEMPLATE_LIMITS.variables) {
 		return `the service says it has ${count} variables, more than any template the node can fill (${TEMPLATE_LIMITS.variables})`;
@@ -220,6 +233,19 @@ export function variableNames(record: TemplateRecord): string[] {
 	return names;
 }
 
+/**
+ * Whether the template's text names every variable it takes, and only those: its placeholders
+ * are exactly body1..bodyN (and the media header, the button link) of its count. Then those names
+ * are the template's, and an item must give each of them; otherwise (the spec's `[b:7]` beside a
+ * count of one, a count the text does not show) only how many it takes is known.
+ */
+export function variablesNamedByText(record: TemplateRecord): boolean {
+	const names = variableNames(record);
+	if (names.length === 0 || typeof record.template_formate !== 'string') return false;
+	const shown = new Set([...record.template_formate.matchAll(PLACEHOLDER)].map(variableOf));
+	return shown.size === names.length && names.every((name) => shown.has(name));
+}
+
 /** `variable_counts` when it is a count. */
 function variableCount(record: TemplateRecord): number | undefined {
 	const count = Number(record.variable_counts);
@@ -245,15 +271,24 @@ export function templateVariables(record: TemplateRecord): TemplateVariable[] {
 }
 
 // A status that is not text (a number, an object) is no status the node knows: shown as unknown, not as "[OBJECT OBJECT]".
-const statusOf = (record: TemplateRecord) => textOf(record.status).toUpperCase();
+const statusOf = (record: TemplateRecord) => textOf(record.status).trim().toUpperCase();
 
 export const isApproved = (record: TemplateRecord) => statusOf(record) === 'APPROVED';
 
-/** Why a template that is not approved cannot be sent, as the picker marks it. */
-function notSendable(record: TemplateRecord): string {
+/**
+ * The statuses of a template the platform does not send (spec 3 shows APPROVED and REJECTED and
+ * not the full set; these are the platform's others that stop a send). The picker says so of
+ * these only: of a status it does not know it says the status, and the run sends the template
+ * all the same, the template send saying whether it can.
+ */
+const NOT_SENT_STATUSES = new Set(['REJECTED', 'PAUSED', 'DISABLED', 'DELETED', 'PENDING_DELETION', 'IN_APPEAL', 'LIMIT_EXCEEDED']);
+
+/** How the picker marks a template that is not approved. */
+function notApprovedMark(record: TemplateRecord): string {
 	const status = statusOf(record);
 	if (status === 'PENDING') return 'PENDING, cannot be sent yet';
-	return `${status === '' ? 'status unknown' : status}, cannot be sent`;
+	if (NOT_SENT_STATUSES.has(status)) return `${status}, cannot be sent`;
+	return status === '' ? 'status unknown' : `status ${status}`;
 }
 
 /**
@@ -265,7 +300,7 @@ export function templateLabel(record: TemplateRecord): string {
 	const language = textOf(record.language) !== '' ? ` (${record.language})` : '';
 	const text = shortened(templateText(record), 80);
 	const problem = templateProblem(record);
-	const mark = problem ? `cannot be used: ${problem}` : isApproved(record) ? '' : notSendable(record);
+	const mark = problem ? `cannot be used: ${problem}` : isApproved(record) ? '' : notApprovedMark(record);
 	const detail = [mark, text].filter((part) => part !== '').join(': ');
 	const name = nameOf(record);
 	// One clean line: a direction override in a name (U+202E) would show the rest of the entry reversed.

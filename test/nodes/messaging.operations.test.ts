@@ -176,7 +176,7 @@ describe('Message → Send Template and the account\'s templates', () => {
 	const sends = () => emulator.requests.filter((request) => request.api === 'templateSend');
 	const reads = () => emulator.requests.filter((request) => request.api === 'templates');
 	/** Each variable from the item's field of the same name; an absent field gives no value. */
-	const variablesFromItem = mapperValue({ body1: '={{ $json.body1 }}', body2: '={{ $json.body2 }}', body3: '={{ $json.body3 }}' });
+	const variablesFromItem = mapperValue({ body1: '={{ $json.body1 }}', body2: '={{ $json.body2 }}', body3: '={{ $json.body3 }}', visit_website: '={{ $json.visit_website }}' });
 
 	it('reads the templates once per execution, however many items, before the first send', async () => {
 		const items = Array.from({ length: 5 }, (_, n) => ({ phone: `+1415555010${n}`, name: `P${n}`, day: 'Monday' }));
@@ -211,7 +211,7 @@ describe('Message → Send Template and the account\'s templates', () => {
 	it.each([
 		['an ID the list does not have', '0f0e0d0c-0b0a-4909-8807-060504030201', {}, /Template 0f0e0d0c-0b0a-4909-8807-060504030201 not found/],
 		['a REJECTED template', SPRING_SALE, { body1: 'x' }, /Template spring_sale is REJECTED, not APPROVED/],
-		['a PENDING template', FEATURE_ANNOUNCEMENT, { body1: 'x', body2: 'y' }, /Template feature_announcement is PENDING, not APPROVED/],
+		['a PENDING template', FEATURE_ANNOUNCEMENT, { body1: 'x', visit_website: 'y' }, /Template feature_announcement is PENDING, not APPROVED/],
 	] as const)('%s is the template send\'s to judge (spec 2.3, 3: statuses and requirements not shown): sent, and its refusal comes back', async (_, id, values, message) => {
 		const run = await runOn(emulator, {
 			parameters: { ...base, template: '={{ $json.template }}', variables: variablesFromItem },

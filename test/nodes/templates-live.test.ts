@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 
 import type { Emulator } from '../emulator';
 import { callListSearch, callResourceMapper } from '../harness';
-import { APPOINTMENT_REMINDER, mapperValue, runOn, sendTemplate, templateById, useEmulator } from './setup';
+import { APPOINTMENT_REMINDER, mapperValue, ORDER_CONFIRMATION, runOn, sendTemplate, templateById, useEmulator } from './setup';
 
 const emulator = useEmulator();
 
@@ -310,5 +310,88 @@ describe('a template ID in upper case', () => {
 		expect(fields.fields.map((field) => field.id)).toEqual(['body1', 'body2']);
 		const found = await callListSearch({ nodeType: 'messaging', credentials: emulator.credentials, method: 'searchTemplates', filter: upper });
 		expect(found.results.map((result) => result.value)).toEqual([APPOINTMENT_REMINDER]);
+	});
+});
+
+describe('what an outside review of the templates found', () => {
+	it('one mapping for templates chosen per item: an item that leaves a variable of its template empty fails before any send, though it gives as many other values', async () => {
+		// appointment_reminder takes body1 and body2; the item gives body1 and a media value (for
+		// order_confirmation, which the same mapping serves) and leaves body2 empty.
+		const shared = sendTemplate(templateById('={{ $json.template }}'), {
+			mappingMode: 'defineBelow',
+			value: { body1: '={{ $json.first }}', body2: '={{ $json.second }}', media: '={{ $json.photo }}' },
+			schema: [],
+			matchingColumns: [],
+		});
+		const run = await runOn(emulator, {
+			parameters: shared,
+			items: [{ template: APPOINTMENT_REMINDER, first: 'Bob', second: '', photo: 'https://example.com/photo.jpeg' }],
+		});
+		expect(run.error?.name).toBe('NodeOperationError');
+		expect(run.error?.message).toMatch(/template "appointment_reminder" needs a value for "Body 2: [^"]*"; it takes 2 \(body1, body2\) \[item 0\]$/);
+		expectNothingSent();
+	});
+
+	it('a media value that is not an http(s) URL fails before any request, naming the item and the field, as Send\'s attachment does', async () => {
+		for (const media of ['not a url', 'ftp://example.com/a.jpeg', 'file:///etc/passwd', 'javascript:alert(1)']) {
+			emulator.reset();
+			const run = await runOn(emulator, {
+				parameters: sendTemplate(templateById(ORDER_CONFIRMATION), mapperValue({ media, body1: 'Ada', body2: 'A-1', body3: '9 €', visit_website: 'a1' })),
+				items: [{}],
+			});
+			expect(run.error?.name, media).toBe('NodeOperationError');
+			expect(run.error?.message, media).toMatch(/^Variable "media" \(Media URL\) \(variables\.media\): .* \[item 0\]$/);
+			expect(emulator.requests, media).toEqual([]);
+		}
+	});
+
+	it('a value kept for a field the user removed (or one of the template chosen before) is not sent', async () => {
+		const mapping = mapperValue({ body1: 'Ada', body2: 'Friday', media: 'https://example.com/old.jpeg' });
+		mapping.schema = mapping.schema.map((field) => (field.id === 'media' ? { ...field, removed: true } : field));
+		const run = await runOn(emulator, { parameters: sendTemplate(templateById(APPOINTMENT_REMINDER), mapping), items: [{}] });
+		expect(run.error).toBeUndefined();
+		expect(requestsTo('templateSend').map((request) => (request.body as IDataObject).variables)).toEqual([{ body1: 'Ada', body2: 'Friday' }]);
+	});
+
+	it('a template ID with spaces around it in the list is that ID: the picker offers it without them, and its variables load', async () => {
+		const id = '0a0b0c0d-1111-4222-8333-444455556666';
+		emulator.setTemplate({ template_id: ` ${id} `, name: 'spaced_id', status: 'APPROVED', template_formate: 'Hi [b:1].' });
+		const found = await callListSearch({ nodeType: 'messaging', credentials: emulator.credentials, method: 'searchTemplates', filter: 'spaced_id' });
+		expect(found.results.map((result) => result.value)).toEqual([id]);
+		const fields = await callResourceMapper({
+			nodeType: 'messaging',
+			credentials: emulator.credentials,
+			parameters: { resource: 'message', operation: 'sendTemplate', template: templateById(id) },
+			method: 'getTemplateVariables',
+		});
+		expect(fields.fields.map((field) => field.id)).toEqual(['body1']);
+	});
+
+	it('a record whose ID is not a UUID is shown as one the node cannot use, as a run would refuse its ID', async () => {
+		emulator.setTemplate({ template_id: 'tmpl_7', name: 'legacy_id', status: 'APPROVED', template_formate: 'Hi [b:1].' });
+		const found = await callListSearch({ nodeType: 'messaging', credentials: emulator.credentials, method: 'searchTemplates', filter: 'legacy_id' });
+		expect(found.results.map((result) => result.name)).toEqual(['legacy_id (en) — cannot be used: its ID "tmpl_7" is not a UUID, the form the template send takes']);
+		const fields = await callResourceMapper({
+			nodeType: 'messaging',
+			credentials: emulator.credentials,
+			parameters: { resource: 'message', operation: 'sendTemplate', template: templateById('tmpl_7') },
+			method: 'getTemplateVariables',
+		});
+		expect(fields).toEqual({ fields: [], emptyFieldsNotice: 'Template "legacy_id" (tmpl_7) cannot be used: its ID "tmpl_7" is not a UUID, the form the template send takes' });
+	});
+
+	it('the picker orders by the names it shows (a nameless template by its ID), and tells apart templates that would read alike by their IDs', async () => {
+		const nameless = 'ffffffff-0000-4000-8000-000000000001';
+		emulator.setTemplate({ template_id: nameless, name: '', status: 'APPROVED', language: 'en', template_formate: 'Hi [b:1].' });
+		const twins = ['0b000000-0000-4000-8000-000000000001', '0b000000-0000-4000-8000-000000000002'];
+		for (const id of twins) emulator.setTemplate({ template_id: id, name: 'twin', status: 'APPROVED', language: 'en', template_formate: 'Same [b:1].' });
+		const results = (await callListSearch({ nodeType: 'messaging', credentials: emulator.credentials, method: 'searchTemplates' })).results;
+		// Approved first; the others are marked ("REJECTED, cannot be sent", "PENDING, cannot be sent yet").
+		const firstMarked = results.findIndex((result) => /, cannot be sent/.test(result.name));
+		const approved = results.slice(0, firstMarked).map((result) => result.name);
+		expect(approved).toHaveLength(7);
+		expect(approved).toEqual([...approved].sort((a, b) => a.localeCompare(b)));
+		expect(approved.indexOf(`${nameless} (en) — Hi {1}.`)).toBeGreaterThan(0);
+		expect(results.filter((result) => twins.includes(String(result.value))).map((result) => result.name)).toEqual(twins.map((id) => `twin (en) — Same {1}. [ID ${id}]`));
 	});
 });

@@ -56,17 +56,32 @@ describe('templateLabel', () => {
 	it('shows name, language and the text; a template that cannot be sent is marked', () => {
 		expect(templateLabel(record({}))).toBe('appointment_reminder (en) — Hi {1}, see you on {2}.');
 		expect(templateLabel(record({ language: undefined, status: 'APPROVED', template_formate: undefined }))).toBe('appointment_reminder');
-		expect(templateLabel(record({ language: undefined, status: undefined }))).toBe('appointment_reminder — status unknown, cannot be sent: Hi {1}, see you on {2}.');
+		expect(templateLabel(record({ language: undefined, status: undefined }))).toBe('appointment_reminder — status unknown: Hi {1}, see you on {2}.');
+		expect(templateLabel(record({ language: undefined, status: 'REJECTED' }))).toBe('appointment_reminder — REJECTED, cannot be sent: Hi {1}, see you on {2}.');
+		expect(templateLabel(record({ language: undefined, status: 'PENDING' }))).toBe('appointment_reminder — PENDING, cannot be sent yet: Hi {1}, see you on {2}.');
 	});
 
 	it('a status or name of another type than text: no "[OBJECT OBJECT]", a numeric name shown as itself (as errors name it)', () => {
 		const odd = (fields: Record<string, unknown>) => record({ language: undefined, template_formate: undefined, ...fields } as Partial<TemplateRecord>);
-		expect(templateLabel(odd({ status: 7 }))).toBe('appointment_reminder — status unknown, cannot be sent');
-		expect(templateLabel(odd({ status: { value: 'APPROVED' } }))).toBe('appointment_reminder — status unknown, cannot be sent');
+		expect(templateLabel(odd({ status: 7 }))).toBe('appointment_reminder — status unknown');
+		expect(templateLabel(odd({ status: { value: 'APPROVED' } }))).toBe('appointment_reminder — status unknown');
 		expect(templateLabel(odd({ name: 12345 }))).toBe('12345');
 		expect(templateLabel(odd({ name: { en: 'x' } }))).toBe('6f1d2c3b-4a59-4e8f-9a7b-1c2d3e4f5a6b');
 		expect(templateName(odd({ name: 12345 }))).toBe('Template "12345" (6f1d2c3b-4a59-4e8f-9a7b-1c2d3e4f5a6b)');
 		expect(templateName(odd({ name: null }))).toBe('Template "6f1d2c3b-4a59-4e8f-9a7b-1c2d3e4f5a6b" (6f1d2c3b-4a59-4e8f-9a7b-1c2d3e4f5a6b)');
+	});
+
+	it('a status the node does not know is shown as it is, not as one that cannot be sent (the run sends it, and the template send judges); spaces around a status are no part of it (outside review)', () => {
+		const plain = (fields: Partial<TemplateRecord>) => record({ language: undefined, template_formate: undefined, ...fields });
+		expect(templateLabel(plain({ status: 'ACTIVE' }))).toBe('appointment_reminder — status ACTIVE');
+		expect(templateLabel(plain({ status: 'APPROVED ' }))).toBe('appointment_reminder');
+		expect(templateLabel(plain({ status: ' paused' }))).toBe('appointment_reminder — PAUSED, cannot be sent');
+	});
+
+	it('a record whose ID is not a UUID is marked as one the node cannot use: a run refuses such an ID (outside review: the picker offered it)', () => {
+		expect(templateLabel(record({ language: undefined, template_formate: undefined, template_id: 'tmpl_7' }))).toBe(
+			'appointment_reminder — cannot be used: its ID "tmpl_7" is not a UUID, the form the template send takes',
+		);
 	});
 
 	it('one clean line: a direction override or a line break in a name or text does not reorder or break the entry (outside review)', () => {
@@ -94,7 +109,9 @@ describe('filterTemplates', () => {
 		expect(filterTemplates(odd, { nameContains: '234' }).map((t) => t.id)).toEqual([9]);
 	});
 
-	it('filters by status, category, language (en matches en_US) and name, case-insensitively', () => {
+	it('filters by status, category, language (en matches en_US, en-US is en_US) and name, case-insensitively', () => {
+		expect(ids({ language: 'en-US' })).toEqual([2]);
+		expect(ids({ language: 'EN_us' })).toEqual([2]);
 		expect(ids({})).toEqual([1, 2, 3]);
 		expect(ids({ status: 'APPROVED' })).toEqual([1, 3]);
 		expect(ids({ status: 'approved', category: 'UTILITY', language: 'es' })).toEqual([3]);
@@ -119,6 +136,15 @@ describe('variablesToSend: what the item gives, checked only for how many the li
 		expect(() => check(record({ variable_counts: 2, template_formate: 'No placeholders shown' }), { body1: 'a' })).toThrow(/needs a value for "Body 2"/);
 		// The spec's example format with a count of one: one value is enough, whatever its name.
 		expect(check(record({ variable_counts: 1, template_formate: 'Code [b:7] here' }), { body7: 'x' })).toEqual({ body7: 'x' });
+	});
+
+	it('a template whose text names every variable it takes: each of them needs a value, whatever else is given (outside review: body2 left empty went out beside a media value)', () => {
+		// Hi [b:1], see you on [b:2]. with a count of 2: body1 and body2, by name.
+		expect(() => check(record({}), { body1: 'a', media: 'https://example.com/a.jpeg' })).toThrow(/needs a value for "Body 2: …see you on \{2\}\."; it takes 2 \(body1, body2\) \[item 3\]/);
+		expect(() => check(record({}), { body2: 'b', body3: 'c' })).toThrow(/needs a value for "Body 1: Hi \{1\}, see you on…"/);
+		expect(() => check(record({}), { Body1: 'a', BODY2: 'b' })).toThrow(/needs a value for "Body 1: .*", "Body 2: .*"/);
+		// Given all, what else is given goes along: whether it may is the template send's to say.
+		expect(check(record({}), { body1: 'a', body2: 'b', media: 'https://example.com/a.jpeg' })).toEqual({ body1: 'a', body2: 'b', media: 'https://example.com/a.jpeg' });
 	});
 
 	it('names are the template send\'s to judge: a template whose list entry shows only bodies may take media', () => {

@@ -6,8 +6,8 @@ import { isObject } from '../../../shared/errors';
 import { firstOf } from '../../../shared/output';
 import type { ItemNeedingService } from '../../../shared/router';
 import type { Run, ServiceApi } from '../../../shared/transport';
-import { asText, ItemInput, quoted } from '../../../shared/validation';
-import { accountTemplates, findTemplate, nameOf, TEMPLATE_ID_PATTERN, templateVariables, variableNames, variablesTaken } from '../../templates';
+import { asText, checkAttachmentUrl, ItemInput, quoted } from '../../../shared/validation';
+import { accountTemplates, findTemplate, isTemplateId, nameOf, templateVariables, variableNames, variablesNamedByText, variablesTaken } from '../../templates';
 import type { TemplateRecord } from '../../templates';
 
 export const option = {
@@ -72,8 +72,6 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['message'], operation: ['sendTemplate'] } }, properties);
 
-const templateIdPattern = new RegExp(TEMPLATE_ID_PATTERN);
-
 /**
  * The values the item gives for the template's variables, every value as text: the mapper's
  * values ("Map Each Column Manually"), or a plain object from an expression or an AI tool call.
@@ -84,7 +82,11 @@ function mappedValues(input: ItemInput, parameter: unknown): Map<string, string>
 	const mapper = isObject(parameter) ? parameter : {};
 	const isMapper = 'mappingMode' in mapper || 'schema' in mapper;
 	if (isMapper && mapper.mappingMode === 'autoMapInputData') return undefined;
-	return asTexts(input, isMapper ? (isObject(mapper.value) ? (mapper.value as IDataObject) : {}) : (mapper as IDataObject));
+	if (!isMapper) return asTexts(input, mapper as IDataObject);
+	// A field the user removed from the list (or one of a template chosen before) is not sent, whatever value it kept.
+	const removed = new Set(Array.isArray(mapper.schema) ? mapper.schema.filter((field) => isObject(field) && field.removed === true).map((field) => String((field as IDataObject).id)) : []);
+	const values = isObject(mapper.value) ? (mapper.value as IDataObject) : {};
+	return asTexts(input, Object.fromEntries(Object.entries(values).filter(([name]) => !removed.has(name))));
 }
 
 /** The variable names spec 2.3 knows. */
@@ -105,6 +107,11 @@ function asTexts(input: ItemInput, values: IDataObject): Map<string, string> {
 		if (value === null || value === undefined) continue;
 		const text = asText(value);
 		if (text === undefined) input.fail(`variables.${name}`, `Variable "${name}"`, 'must be text or a finite number, not an object or list');
+		// Spec 2.3: the media variable is the URL of the attachment, which the service fetches (as Send's Attachment URL).
+		if (name === 'media' && text.trim() !== '') {
+			const check = checkAttachmentUrl(text);
+			if (!check.ok) input.fail('variables.media', 'Variable "media" (Media URL)', check.problem);
+		}
 		provided.set(name, text);
 	}
 	return provided;
@@ -113,15 +120,18 @@ function asTexts(input: ItemInput, values: IDataObject): Map<string, string> {
 /**
  * The variables the item sends: every value given, and not empty (one mapping can then serve
  * templates chosen per item that take different variables). When the account's list has the
- * template, an item giving fewer values than the template takes fails before anything is sent,
- * naming what is missing as the editor shows it. Nothing else is judged here: which names a
- * template takes and whether it may be sent are the template send's to say (spec 2.3: "Keys must
- * match the template's variables"; required fields and statuses are not shown).
+ * template, an item that leaves out one of its variables fails before anything is sent, naming
+ * what is missing as the editor shows it: each one by its name when the template's text names
+ * them all (variablesNamedByText), else by how many it takes. Nothing else is judged here:
+ * whether other names may go along and whether the template may be sent are the template send's
+ * to say (spec 2.3: "Keys must match the template's variables"; required fields and statuses are
+ * not shown).
  */
 export function variablesToSend(input: ItemInput, template: TemplateRecord | undefined, provided: Map<string, string>): Record<string, string> {
 	const given = new Map([...provided].filter(([, value]) => value.trim() !== ''));
 	const taken = template ? variablesTaken(template) : 0;
-	if (template && given.size < taken) {
+	const unnamed = template && variablesNamedByText(template) ? variableNames(template).some((name) => !given.has(name)) : false;
+	if (template && (given.size < taken || unnamed)) {
 		const names = variableNames(template);
 		const labels = new Map(templateVariables(template).map((variable) => [variable.name, variable.label]));
 		const missing = names.filter((name) => !given.has(name));
@@ -146,7 +156,7 @@ export function prepare(this: IExecuteFunctions, itemIndex: number, run: Run): I
 	const phoneNumber = input.phone('phoneNumber', 'Phone Number');
 	const templateId = input.optionalText('template', 'Template', { extractValue: true }).trim();
 	if (templateId === '') input.fail('template', 'Template', 'choose a template from the list or enter its ID');
-	if (!templateIdPattern.test(templateId)) {
+	if (!isTemplateId(templateId)) {
 		input.fail('template', 'Template', `${quoted(templateId)} is not a template ID; template IDs are UUIDs such as 6f1d2c3b-4a59-4e8f-9a7b-1c2d3e4f5a6b`);
 	}
 	const mapped = mappedValues(input, this.getNodeParameter('variables', itemIndex, {}));

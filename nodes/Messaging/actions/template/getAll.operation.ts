@@ -45,7 +45,7 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				placeholder: 'e.g. en_US',
-				description: 'Only templates in this language code (en also matches en_US)',
+				description: 'Only templates in this language code (en also matches en_US; en-US is en_US)',
 			},
 			{
 				displayName: 'Name Contains',
@@ -78,6 +78,8 @@ const same = (a: unknown, b: unknown) => String(a ?? '').toLowerCase() === Strin
 const anyOf = (wanted: unknown, actual: unknown) =>
 	(Array.isArray(wanted) ? wanted : [wanted]).some((value) => same(value, actual));
 
+const languageCode = (code: string) => code.trim().toLowerCase().replace(/-/g, '_');
+
 export function filterTemplates(templates: TemplateRecord[], filters: IDataObject): TemplateRecord[] {
 	const { status, category, language, nameContains } = filters;
 	const present = (value: unknown) => value !== undefined && value !== null && value !== '' && !(Array.isArray(value) && value.length === 0);
@@ -87,9 +89,12 @@ export function filterTemplates(templates: TemplateRecord[], filters: IDataObjec
 			(!present(status) || anyOf(status, textOf(template.status))) &&
 			(!present(category) || anyOf(category, textOf(template.category))) &&
 			(!present(language) ||
-				(Array.isArray(language) ? language : [language]).some(
-					(code) => same(code, textOf(template.language)) || textOf(template.language).toLowerCase().startsWith(`${String(code).toLowerCase()}_`),
-				)) &&
+				(Array.isArray(language) ? language : [language]).some((code) => {
+					// en_US and en-US are one code, as the platform and the web write it.
+					const wanted = languageCode(String(code));
+					const its = languageCode(textOf(template.language));
+					return its === wanted || its.startsWith(`${wanted}_`);
+				})) &&
 			(!present(nameContains) || nameText(template).toLowerCase().includes(String(nameContains).toLowerCase())),
 	);
 }
