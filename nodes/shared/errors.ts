@@ -332,12 +332,17 @@ export const TAKEN_STATUSES = new Set(['sent', 'queued', 'accepted', 'delivered'
  * saysDone does.
  */
 export function alsoSaysSent(api: ServiceApi, body: unknown, status: number): boolean {
-	if (saysTrue(body)) return true;
+	// 202 Accepted: the request was taken for processing (RFC 9110 15.3.3), whatever its body says.
+	if (saysTrue(body) || status === 202) return true;
 	if (!isObject(body)) return false;
 	if (says(body.ok, true) || hasMessageId(body)) return true;
 	if (STATUS_SPEAKS.has(api) && statusIn(TAKEN_STATUSES, body.status)) return true;
 	const message = text(body.message);
 	if (message === undefined) return false;
+	// A 2xx saying this very message was taken, whatever else it says ("Message accepted. Rate limit
+	// exceeded for the next minute.": taken for a rate refusal, it was waited out and sent 19 times
+	// in a minute, outside review).
+	if (status < 300 && THIS_MESSAGE_SENT.test(straight(message))) return true;
 	if (api === 'send' && status < 300) return saysDone(api, body);
 	if (status === 401 || status === 403) return false;
 	const said = straight(message);
@@ -356,14 +361,14 @@ export function alsoSaysSent(api: ServiceApi, body: unknown, status: number): bo
 }
 
 /**
- * "Message sent", "Your WhatsApp message was delivered", "OK, message sent", at the start of the
+ * "Message sent", "Your WhatsApp message was delivered", "OK, message sent", "Message accepted", at the start of the
  * text or of a clause, after at most two words that do not make it another message: not "the next
  * message is sent", "no new message sent", "wait a second before the next message is sent",
  * "Message sent rate exceeded", "Message sent too soon", "message sent to this number too often",
  * "max 1 message sent per second", "Message sent limit per minute exceeded".
  */
 const THIS_MESSAGE_SENT =
-	/(?:^|[.!;:,|\n\r\-\u2013]\s*)(?:(?!(?:next|last|previous|new|further|no|another|each|every|any|other|max|maximum|one|a|\d+)\b)[\w']+\s+){0,2}message\s+(?:(?:was|has\s+been|is)\s+)?(?:successfully\s+)?(?:sent|delivered|queued)\b(?!\s+(?:rate|too|to\s+this\s+number\s+too|per|limit|limits|quota|count|cap)\b)/i;
+	/(?:^|[.!;:,|\n\r\-\u2013]\s*)(?:(?!(?:next|last|previous|new|further|no|another|each|every|any|other|max|maximum|one|a|\d+)\b)[\w']+\s+){0,2}message\s+(?:(?:was|has\s+been|is)\s+)?(?:successfully\s+)?(?:sent|delivered|queued|accepted|scheduled|submitted)\b(?!\s+(?:rate|too|to\s+this\s+number\s+too|per|limit|limits|quota|count|cap)\b)/i;
 
 /** The conditions spec part 7 lists, with what a user can do about each. */
 type FailureKind =
