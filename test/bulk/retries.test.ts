@@ -351,7 +351,7 @@ describe("n8n's Retry On Fail on a send node", () => {
 		}
 	});
 
-	it.each(['wrong-shape-200', 'html-200', 'redirect-303'] as const)('a send answered %s (the node cannot tell whether it went) is not sent again either', async (fault) => {
+	it.each(['wrong-shape-200', 'html-200', 'redirect-303', 'redirect-302'] as const)('a send answered %s (the node cannot tell whether it went) is not sent again either', async (fault) => {
 		emulator.setFaults({ script: ['ok', fault] });
 		const run = await runNode({ node: retryOnFail(false), items: bulkItems(3), credentials: emulator.credentials as never, expressionEngine: 'legacy' });
 		expect(run.error?.message).toMatch(MAY_HAVE_BEEN_DELIVERED);

@@ -76,8 +76,8 @@ const TERMINAL: Partial<Record<Outcome, { delivered: 0 | 1; error?: RegExp; mayH
 	'5xx-ratelimit-text': { delivered: 1, error: /^Rate limit exceeded/, mayHaveBeenDelivered: () => true },
 	reset: { delivered: 0, error: /dropped before an answer came/, mayHaveBeenDelivered: () => true },
 	'success-false': { delivered: 0, error: /delivery error/i, mayHaveBeenDelivered: () => false },
-	// 303 "See Other" is how a server says it processed a POST; the other redirects ask to send it elsewhere.
-	redirected: { delivered: 0, error: /answered HTTP 30[12378], a redirect to .*; redirects are not followed/, mayHaveBeenDelivered: (request) => request.status === 303 },
+	// 303 "See Other" is how a server says it processed a POST, and 302 how most frameworks do; the other redirects ask to send it elsewhere.
+	redirected: { delivered: 0, error: /answered HTTP 30[12378], a redirect to .*; redirects are not followed/, mayHaveBeenDelivered: (request) => request.status === 302 || request.status === 303 },
 	'html-200': { delivered: 0, error: /^Unexpected answer from .*\(HTTP 200, text\/html instead of JSON\)/, mayHaveBeenDelivered: () => true },
 	'empty-200': { delivered: 0, error: /^Unexpected answer from .*\(HTTP 200, an empty body\)/, mayHaveBeenDelivered: () => true },
 	'wrong-shape-200': { delivered: 0, error: /^Unexpected answer from .*\(HTTP 200, JSON of another shape\)/, mayHaveBeenDelivered: () => true },

@@ -96,8 +96,8 @@ const redirect = (status: 301 | 302 | 303 | 307 | 308): SendFault => ({
 	processed: false,
 	message: (emu) =>
 		new RegExp(`^${escape(hostOf(emu.url))} answered HTTP ${status}, a redirect to ${escape(hostOf(emu.trapUrl))}; redirects are not followed, so nothing was sent there`),
-	// 303 "See Other" is how a server says it processed a POST.
-	mayHaveBeenDelivered: status === 303,
+	// 303 "See Other" is how a server says it processed a POST, and 302 how most frameworks do.
+	mayHaveBeenDelivered: status === 302 || status === 303,
 });
 
 const nonService = (step: ScriptStep, what: string): SendFault => ({

@@ -92,7 +92,7 @@ export type Verdict =
 	| { type: 'done'; body: unknown }
 	/**
 	 * `fateUnknown`: the request was written and the answer does not say what became of it (a 2xx
-	 * of another shape, a 303, an answer too large or undecodable, one the run stopped waiting
+	 * of another shape, a 302 or 303, an answer too large or undecodable, one the run stopped waiting
 	 * for): for a send, its error says it may have been delivered.
 	 */
 	| { type: 'failed'; error: NodeApiError; haltsRun: boolean; fateUnknown?: boolean }
@@ -117,7 +117,7 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 	const status = response.statusCode;
 	// "HTTP/1.1 000" or "099" is no HTTP answer at all, whatever its body says (not a success).
 	if (!(status >= 200)) return { type: 'failed', error: undecodableAnswerError(attempt, status, { why: 'a status no HTTP answer has', code: 'HTTP_STATUS' }), haltsRun: false, fateUnknown: true };
-	if (status >= 300 && status < 400) return { type: 'failed', error: redirectError(attempt, status, response.headers?.location), haltsRun: false, fateUnknown: status === 303 };
+	if (status >= 300 && status < 400) return { type: 'failed', error: redirectError(attempt, status, response.headers?.location), haltsRun: false, fateUnknown: redirectAfterProcessing(status) };
 	// A 2xx the node cannot read (too large, too deep) may be the service's success; a refusal's
 	// status speaks for itself, read as a page's would be below (a 429 waits, a 401 stops the run).
 	if (response.body instanceof UnreadableBody && status < 400) {
@@ -272,6 +272,15 @@ function connectionError(attempt: Attempt, outcome: AttemptOutcome): NodeApiErro
 	});
 }
 
+/**
+ * A redirect a server may send after it processed a POST: 303 "See Other" says so, and 302 is
+ * what most web frameworks send for Post/Redirect/Get (PHP's header('Location'), Express's
+ * res.redirect): sent again (n8n's Retry On Fail), such a message went twice (outside review).
+ * 301, 307 and 308 ask to send the request elsewhere (a moved endpoint, a trailing slash): not
+ * processed.
+ */
+const redirectAfterProcessing = (status: number) => status === 302 || status === 303;
+
 function redirectError(attempt: Attempt, status: number, location: unknown): NodeApiError {
 	// 304 answers a request for a cached copy ("If-None-Match"), which the node never makes: not a redirect.
 	if (status === 304) {
@@ -290,8 +299,7 @@ function redirectError(attempt: Attempt, status: number, location: unknown): Nod
 	} catch {
 		target = 'an unreadable address';
 	}
-	// 303 "See Other" is how a server says it processed a POST; the others ask to send it elsewhere.
-	const suffix = status === 303 ? (mayHaveBeenDelivered(attempt).messageSuffix ?? '') : '';
+	const suffix = redirectAfterProcessing(status) ? (mayHaveBeenDelivered(attempt).messageSuffix ?? '') : '';
 	const message = `${attempt.host} answered HTTP ${status}, a redirect to ${target}; redirects are not followed, so nothing was sent there${suffix}`;
 	return new NodeApiError(attempt.context.getNode(), { message }, {
 		message,
