@@ -618,6 +618,33 @@ describe('an account limit found from refusals', () => {
 		expect(account.state).toMatchObject({ inFlight: 0, queued: 0 });
 	});
 
+	it('a run that starts during a pause waits its own Max Wait, from its start (outside review: runs that joined 4 s in gave up with the first, 1.6 s into their 5 s)', async () => {
+		const account = new Account();
+		// 5 per 8 s: the first run's five go, its other three are refused and wait.
+		const svc = service(5, 8_000, 20);
+		const firstRun = lane({ maxWaitMs: 5_000 });
+		const ended = new Map<string, number>();
+		const first = Array.from({ length: 8 }, async () => await svc.send(account, firstRun).then(() => 'sent', (error: unknown) => error));
+		await vi.advanceTimersByTimeAsync(4_000);
+		const joinedAt = Date.now();
+		const joiner = lane({ maxWaitMs: 5_000 });
+		const joined = Array.from({ length: 3 }, async () =>
+			await svc.send(account, joiner).then(
+				() => (ended.set('joiner', Date.now()), 'sent'),
+				(error: unknown) => (ended.set('joiner', Date.now()), error),
+			),
+		);
+		await vi.runAllTimersAsync();
+		const firstOutcomes = await Promise.all(first);
+		// The first run's own wait ends at its Max Wait, as before.
+		expect(firstOutcomes.filter((outcome) => outcome === 'sent')).toHaveLength(5);
+		expect(firstOutcomes.filter((outcome) => outcome instanceof LimitNotReopenedError)).toHaveLength(3);
+		// The window reopens about 8 s in, within the joiner's Max Wait (4 s + 5 s): all three go.
+		expect(await Promise.all(joined)).toEqual(['sent', 'sent', 'sent']);
+		expect(ended.get('joiner')! - joinedAt).toBeLessThanOrEqual(5_000 + 1_000);
+		expect(account.state).toMatchObject({ inFlight: 0, queued: 0 });
+	});
+
 	it('at the time a Retry-After named, what the service accepted goes at once; once that proves wrong, one probe at a time', async () => {
 		const account = new Account();
 		const run = lane({ maxConcurrent: 8 });

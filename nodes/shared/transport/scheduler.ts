@@ -77,7 +77,8 @@ import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
  *       than twice the count the one before was learned with, and the service stayed shut over
  *       twice that one's window: a counter reset on the clock, first seen in part, shows no more.
  *       The longer one creeps as the other; a plan raised past it is met at that pace.
- * 6. A pause longer than a run's Max Wait fails that run's waiting requests with
+ * 6. A pause longer than a run's Max Wait (counted from the pause, or from the run's start when it
+ *    started later) fails that run's waiting requests with
  *    LimitNotReopenedError (a last probe goes at Max Wait; a probe already under way then, another
  *    run's or one that hangs, is waited for a second more, or two of the fastest round trips when
  *    that is longer), and so does a Retry-After reaching
@@ -622,8 +623,10 @@ export class Account {
 		if (this.pause) {
 			const { pause } = this;
 			// The last probes go at Max Wait; once they are refused, the wait is over. A probe under way
-			// then (another run's, one that hangs) is waited for only a moment longer.
-			const deadline = pause.since + limits.maxWaitMs;
+			// then (another run's, one that hangs) is waited for only a moment longer. A run that started
+			// during the pause counts its Max Wait from its own start (outside review: executions that
+			// joined a pause 4 s in gave up with the first ones, 1.6 s into their own 5 s).
+			const deadline = Math.max(pause.since, lane.since) + limits.maxWaitMs;
 			const answerBy = deadline + Math.max(LAST_PROBE_ANSWER_MS, this.roundTrips(2));
 			if (this.lastProbeAt >= deadline && pause.probing === 0) return this.notReopened(now, limits.maxWaitMs);
 			if (pause.probing >= pause.batch) {
