@@ -153,6 +153,13 @@ const FAILED_STATUSES = new Set(['failed', 'failure', 'error', 'rejected', 'unde
 /** Whether `value` is a status among `statuses`, in any letter case. */
 export const statusIn = (statuses: ReadonlySet<string>, value: unknown): boolean => typeof value === 'string' && statuses.has(value.trim().toLowerCase());
 
+/**
+ * APIs whose answer may be a result text and nothing more: the direct send's `{message}` (spec
+ * 2.2), and the alternative send, whose answer the spec does not show (a 200 "Insufficient
+ * credits" there was reported as sent, outside review). Their text is weighed for what it says.
+ */
+const TEXT_RESULTS: ReadonlySet<ServiceApi> = new Set(['send', 'alternative']);
+
 /** APIs whose 2xx answer the spec does not give (the alternative send) or gives as no body (a sandbox delete): a `status` there is the only word. */
 const STATUS_SPEAKS: ReadonlySet<ServiceApi> = new Set(['alternative', 'sandbox']);
 
@@ -195,15 +202,24 @@ export function readFailureOfSuccess(api: ServiceApi, body: unknown): ServiceFai
 	if (STATUS_SPEAKS.has(api) && statusIn(FAILED_STATUSES, body.status)) {
 		return { reason: message ?? details ?? text(body.reason) ?? `The service answered status "${String(body.status).trim()}"` };
 	}
+	// Where a status speaks, a receipt that says its message failed is that failure (outside review:
+	// `{"messages": [{"id": "a1", "status": "failed", "error": "invalid number"}]}` was reported sent).
+	const receipts = STATUS_SPEAKS.has(api) ? receiptsOf(body) : [];
+	if (receipts.length > 0 && receipts.every(failedReceipt)) {
+		const [first] = receipts as Array<Record<string, unknown>>;
+		const status = text(first.status) ?? text(first.message_status);
+		const own = isObject(first.error) ? text(first.error.message) : text(first.error);
+		return { reason: own ?? text(first.message) ?? message ?? (status !== undefined ? `The service answered status "${status.trim()}"` : 'The service reported an error') };
+	}
 	// The direct send's failure form further on ("Error: Message sending failed | ...", "Message not
 	// sent. Reason: ..."), in a text that does not plainly say the message went before its reason: the
 	// reason is the failure. Should the text also say the message went, the answer says both
 	// (saysDone): may have been delivered, not sent again.
-	if (api === 'send' && message !== undefined && FAILURE_MENTIONED.test(message) && !plainlySent(beforeReason(message))) return { reason: text(REASON_OF.exec(message)?.[1]) ?? message };
+	if (TEXT_RESULTS.has(api) && message !== undefined && FAILURE_MENTIONED.test(message) && !plainlySent(beforeReason(message))) return { reason: text(REASON_OF.exec(message)?.[1]) ?? message };
 	// A result text that denies the message went ("Message not sent"), names a failure beside saying
 	// it went ("Message sent failed: insufficient credits": then it says both, saysDone), or names a
 	// failure and never says it went ("Insufficient credits", "Unable to send"): that failure, though a 2xx.
-	if (api === 'send' && message !== undefined) {
+	if (TEXT_RESULTS.has(api) && message !== undefined) {
 		const said = straight(message);
 		const cleared = withoutNoneFailed(said);
 		const fails = HAS_SENT_WORD.test(said)
@@ -296,7 +312,7 @@ const claimsSent = (message: string) => {
  */
 export const saysDone = (api: ServiceApi, body: unknown): boolean => {
 	if (saysTrue(body)) return true;
-	const message = api === 'send' && isObject(body) ? text(body.message) : undefined;
+	const message = TEXT_RESULTS.has(api) && isObject(body) ? text(body.message) : undefined;
 	if (message === undefined || SERVICE_FAILURE_TEXT.test(message)) return false;
 	return claimsSent(SERVICE_FAILURE_FORM.test(message) ? beforeReason(message) : message);
 };
@@ -304,17 +320,27 @@ export const saysDone = (api: ServiceApi, body: unknown): boolean => {
 /** An entry's `error` that says one happened (not the `null`, `0`, `""` or `{}` a serializer writes for none). */
 const entryError = (error: unknown) => (isObject(error) ? text(error.message) !== undefined || errorFlag(error.code) !== undefined : errorFlag(error) !== undefined);
 
+/** An entry of a send's result list that says its message failed: an error, or a status that says so. */
+const failedReceipt = (entry: unknown): boolean =>
+	isObject(entry) && (entryError(entry.error) || statusIn(FAILED_STATUSES, entry.status) || statusIn(FAILED_STATUSES, entry.message_status));
+
+/** A send's own result lists: spec 2.4's and 2.6's, and a bare `messages`. */
+const resultLists = (body: Record<string, unknown>): unknown[] => [
+	isObject(body.messaging_response_info) ? body.messaging_response_info.messages : undefined,
+	isObject(body.details) ? body.details.messages : undefined,
+	body.messages,
+];
+
+/** The entries of a send's result lists, and a `data` object (how an undocumented API may write its one receipt). */
+function receiptsOf(body: Record<string, unknown>): unknown[] {
+	return [...resultLists(body).flatMap((list) => (Array.isArray(list) ? list : [])), ...(isObject(body.data) ? [body.data] : [])];
+}
+
 /** A message ID in a send's own result list (spec 2.4, 2.6): the service's receipt for a message, which no error body carries. */
 function hasMessageId(body: Record<string, unknown>): boolean {
-	const lists = [isObject(body.messaging_response_info) ? body.messaging_response_info.messages : undefined, isObject(body.details) ? body.details.messages : undefined, body.messages];
 	// An entry with an error, or a status that says it failed, is a refusal's, not a receipt.
-	const receipt = (entry: unknown) =>
-		isObject(entry) &&
-		(text(entry.id) !== undefined || typeof entry.id === 'number') &&
-		!entryError(entry.error) &&
-		!statusIn(FAILED_STATUSES, entry.status) &&
-		!statusIn(FAILED_STATUSES, entry.message_status);
-	return lists.some((list) => Array.isArray(list) && list.some(receipt));
+	const receipt = (entry: unknown) => isObject(entry) && (text(entry.id) !== undefined || typeof entry.id === 'number') && !failedReceipt(entry);
+	return resultLists(body).some((list) => Array.isArray(list) && list.some(receipt));
 }
 
 /** Statuses with which an answer says the message was taken (where a `status` speaks: STATUS_SPEAKS). */
@@ -343,7 +369,7 @@ export function alsoSaysSent(api: ServiceApi, body: unknown, status: number): bo
 	// exceeded for the next minute.": taken for a rate refusal, it was waited out and sent 19 times
 	// in a minute, outside review).
 	if (status < 300 && THIS_MESSAGE_SENT.test(straight(message))) return true;
-	if (api === 'send' && status < 300) return saysDone(api, body);
+	if (TEXT_RESULTS.has(api) && status < 300) return saysDone(api, body);
 	if (status === 401 || status === 403) return false;
 	const said = straight(message);
 	// A 429, or a refusal naming a condition of spec part 7 that a success would not (a rate limit,

@@ -90,6 +90,10 @@ describe('a 2xx body that says it failed is a failure with the service\'s words,
 		['send', { message: 'Message sending failed: Insufficient credits' }],
 		['sendAlternative', { message: 'Message sending failed | Reason: Insufficient credits' }],
 		['sendAlternative', { error: 1, message: 'Insufficient credits' }],
+		// Its answer is not documented: a result text alone is weighed as the direct send's (outside review: reported sent).
+		['sendAlternative', { message: 'Insufficient credits' }],
+		['sendAlternative', { messages: [{ id: 'a1', status: 'failed', error: 'Insufficient credits' }] }],
+		['sendAlternative', { data: { id: 'a1', status: 'undelivered', error: { message: 'Insufficient credits' } } }],
 		['sendTemplate', { error: 1, message: 'Insufficient credits' }],
 		['sendDashboard', { error: 1, message: 'Insufficient credits' }],
 		['templateGetAll', { error: 1, message: 'Insufficient credits' }],
@@ -110,6 +114,27 @@ describe('a 2xx body that says it failed is a failure with the service\'s words,
 		expect(errorOf(result.items[0])).toMatch(/^Insufficient credits/);
 		// Read as what it is, not as an answer of another shape that may have been delivered.
 		expect(errorOf(result.items[0])).not.toMatch(/Unexpected answer|may have been delivered/);
+	});
+
+	it.each([
+		[{ messages: [{ id: 'a1', status: 'failed' }] }, 'The service answered status "failed"'],
+		[{ details: { messages: [{ message_status: 'rejected' }] } }, 'The service answered status "rejected"'],
+		[{ message: 'Unauthorized' }, /^Unauthorized/],
+		[{ message: 'Message could not be delivered' }, /^Message could not be delivered/],
+	] as Array<[IDataObject, string | RegExp]>)('alternative send answered 200 %j: a failure in its words, one request (outside review: reported sent)', async (body, said) => {
+		const { url, seen } = await answering('sendAlternative', 200, body);
+		const result = await run(url, 'sendAlternative');
+		expect(own('sendAlternative', seen)).toHaveLength(1);
+		expect(result.items[0].json).not.toHaveProperty('success');
+		expect(errorOf(result.items[0])).toMatch(said);
+	});
+
+	it.each([{ message: '' }, { message: '   ' }, { messages: [] }])('alternative send answered 200 %j: no result, so it may have been delivered; not sent again (outside review: reported sent)', async (body) => {
+		const { url, seen } = await answering('sendAlternative', 200, body);
+		const result = await run(url, 'sendAlternative');
+		expect(own('sendAlternative', seen)).toHaveLength(1);
+		expect(result.items[0].json).not.toHaveProperty('success');
+		expect(errorOf(result.items[0])).toMatch(/may have been delivered/);
 	});
 
 	it('sandbox delete answered 200 {"status":"error"} without words: a failure naming the status', async () => {

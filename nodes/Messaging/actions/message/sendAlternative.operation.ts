@@ -27,13 +27,17 @@ export const description = updateDisplayOptions({ show: { resource: ['message'],
 
 const hasId = (record: unknown) => isObject(record) && ['id', 'message_id', 'messageId'].some((field) => typeof record[field] === 'string' || typeof record[field] === 'number');
 
+/** A list of messages that names one: an empty one is no receipt. */
+const nonEmptyList = (value: unknown) => Array.isArray(value) && value.length > 0;
+
 /**
  * The spec does not show this API's answer (4.5), so a success is a JSON object that says so in
  * one of the ways send APIs do (a failure is read first, in any of the service's error shapes):
  * `success: true` or `ok: true`, a message id (or one in `data`), a list of messages, a result
- * text, or a `status` that says the message was taken ("sent", "queued", ...). HTML, an empty
- * body or JSON of another shape (`{}`, `{"status": "ok", "data": null}`) is not: a proxy or
- * another API may have written it.
+ * text (weighed as the direct send's is: "Insufficient credits" is that failure), or a `status`
+ * that says the message was taken ("sent", "queued", ...); a receipt that says failed is a
+ * failure. HTML, an empty body, a blank text, an empty list or JSON of another shape (`{}`,
+ * `{"status": "ok", "data": null}`) is not: a proxy or another API may have written it.
  */
 const isSuccess = (answer: unknown) =>
 	isObject(answer) &&
@@ -41,9 +45,9 @@ const isSuccess = (answer: unknown) =>
 		answer.ok === true ||
 		hasId(answer) ||
 		hasId(answer.data) ||
-		Array.isArray(answer.messages) ||
-		(isObject(answer.details) && Array.isArray(answer.details.messages)) ||
-		typeof answer.message === 'string' ||
+		nonEmptyList(answer.messages) ||
+		(isObject(answer.details) && nonEmptyList(answer.details.messages)) ||
+		(typeof answer.message === 'string' && answer.message.trim() !== '') ||
 		statusIn(TAKEN_STATUSES, answer.status));
 
 export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedItem {
