@@ -273,3 +273,19 @@ describe('a sandbox delete answered with its error body in a list', () => {
 		expect(String(run.items[0].json.error)).toMatch(/Plant not found/);
 	});
 });
+
+describe('a proxy that wants a login (407, 511) answered, not the service: nothing was sent (outside review: "may have been delivered", each item sent)', () => {
+	it.each([
+		['send', '511 Network Authentication Required'],
+		['send', '407 Proxy Authentication Required'],
+		['sendTemplate', '511 Network Authentication Required'],
+	] as Array<[Operation, string]>)('%s answered %s: the run stops after one request, every item not sent', async (operation, status) => {
+		const { url, seen } = await answering(() => answer(status, '<html><body>Sign in to the network</body></html>', { 'content-type': 'text/html' }));
+		const run = await runOnce(url, operation, { items: 3, options: { maxConcurrent: 1 } });
+		expect(postsTo(seen)).toBe(1);
+		expect(run.items).toHaveLength(3);
+		for (const item of run.items) expect(String(item.json.error)).not.toMatch(MAY);
+		expect(String(run.items[0].json.error)).toMatch(new RegExp(`^A proxy or network sign-in page between n8n and 127\\.0\\.0\\.1:\\d+ answered HTTP ${status.slice(0, 3)} .*nothing was sent`));
+	});
+});
+

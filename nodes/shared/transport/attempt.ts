@@ -118,6 +118,10 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 	// "HTTP/1.1 000" or "099" is no HTTP answer at all, whatever its body says (not a success).
 	if (!(status >= 200)) return { type: 'failed', error: undecodableAnswerError(attempt, status, { why: 'a status no HTTP answer has', code: 'HTTP_STATUS' }), haltsRun: false, fateUnknown: true };
 	if (status >= 300 && status < 400) return { type: 'failed', error: redirectError(attempt, status, response.headers?.location), haltsRun: false, fateUnknown: redirectAfterProcessing(status) };
+	// 407 and 511 come from a proxy or captive portal on the way, never from the service (RFC 9110
+	// 15.5.8, RFC 6585 6: an origin server must not send 511): nothing reached it, and every later
+	// request meets the same proxy (outside review: each item was sent and "may have been delivered").
+	if (status === 407 || status === 511) return { type: 'failed', error: proxySignInError(attempt, status), haltsRun: true };
 	// A 2xx the node cannot read (too large, too deep) may be the service's success; a refusal's
 	// status speaks for itself, read as a page's would be below (a 429 waits, a 401 stops the run).
 	if (response.body instanceof UnreadableBody && status < 400) {
@@ -269,6 +273,18 @@ function connectionError(attempt: Attempt, outcome: AttemptOutcome): NodeApiErro
 		description: `Check the base URL in the credential and that the service is reachable from n8n.${code ? ` (${code})` : ''}`,
 		itemIndex: attempt.itemIndex,
 		failure: { cause: 'temporarily-unavailable' },
+	});
+}
+
+function proxySignInError(attempt: Attempt, status: 407 | 511): NodeApiError {
+	const name = status === 407 ? 'Proxy Authentication Required' : 'Network Authentication Required';
+	const message = `A proxy or network sign-in page between n8n and ${attempt.host} answered HTTP ${status} (${name}): the request did not reach the service, so nothing was sent`;
+	return new NodeApiError(attempt.context.getNode(), { message }, {
+		message,
+		description:
+			"n8n's outgoing connections pass through a proxy or a captive portal that wants a login. Sign the network in, or give n8n the proxy's address and login (HTTP_PROXY / HTTPS_PROXY), then run the workflow again.",
+		httpCode: String(status),
+		itemIndex: attempt.itemIndex,
 	});
 }
 
