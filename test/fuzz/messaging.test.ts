@@ -188,6 +188,14 @@ const schema = ['body1', 'body2'].map((id, n) => ({
  */
 type TemplateModel = 'refused' | 'refusedByTemplate' | 'undecided' | { template: string; variables: Record<string, string>; phone_number: string };
 
+function isHttpUrl(text: string): boolean {
+	try {
+		return ['http:', 'https:'].includes(new URL(text).protocol);
+	} catch {
+		return false;
+	}
+}
+
 /**
  * `mapped`: how the values reach the node. Mapped by hand, their types are the item's own check;
  * mapped automatically from the item, they are read once the templates are.
@@ -204,14 +212,18 @@ function modelTemplateSend(phone: Input, templateId: Input, values: Array<[strin
 		if (value === MISSING || value === null) continue;
 		const text = modelText(value);
 		if (text === undefined) return mapped === 'byHand' ? 'refused' : 'refusedByTemplate';
+		// The media variable is an attachment's URL: http(s), as Send's attachment.
+		if (name === 'media' && text.trim() !== '' && !isHttpUrl(text.trim())) return mapped === 'byHand' ? 'refused' : 'refusedByTemplate';
 		// A blank value carries nothing and is left out (one mapping can serve templates that take different variables).
 		if (text.trim() !== '') variables[name] = text;
 	}
-	// Counted against the account's live templates: APPOINTMENT_REMINDER takes two (UUIDs compared in
-	// any letter case, sent as the account spells it). Everything else (names, an unknown or
-	// REJECTED template) is the template send's to judge: the values go as given.
+	// Checked against the account's live templates, whose texts name their variables: each needs a
+	// value (APPOINTMENT_REMINDER body1 and body2, SPRING_SALE body1; UUIDs compared in any letter
+	// case, sent as the account spells it). Everything else (other names beside them, an unknown
+	// template, whether a REJECTED one may go) is the template send's to judge: the values go as given.
 	const listed = template.toLowerCase() === APPOINTMENT_REMINDER.toLowerCase();
-	if (listed && Object.keys(variables).length < 2) return 'refusedByTemplate';
+	const takes = listed ? ['body1', 'body2'] : template.toLowerCase() === SPRING_SALE ? ['body1'] : [];
+	if (!takes.every((name) => Object.hasOwn(variables, name))) return 'refusedByTemplate';
 	return { template: listed ? APPOINTMENT_REMINDER : template, variables, phone_number: phoneNumber };
 }
 
