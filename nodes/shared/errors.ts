@@ -224,7 +224,7 @@ export function readFailureOfSuccess(api: ServiceApi, body: unknown): ServiceFai
 		const cleared = withoutNoneFailed(said);
 		const fails = HAS_SENT_WORD.test(said)
 			? !claimsSent(withoutNoneSent(said)) || FAILURE_WORDS.test(cleared)
-			: FAILURE_WORDS.test(cleared) || AGAINST.test(cleared) || NAMED_CONDITIONS.has(classifyFailure(said));
+			: FAILURE_WORDS.test(cleared) || AGAINST.test(cleared) || (!TAKEN_WORDS.test(cleared) && NOT_DONE_WORDS.test(cleared)) || NAMED_CONDITIONS.has(classifyFailure(said));
 		if (fails) return { reason: message };
 	}
 	return undefined;
@@ -277,6 +277,16 @@ const straight = (message: string) => message.replace(/[\u2018\u2019\u02bc]/g, "
  */
 const FAILURE_WORDS =
 	/\b(?:error|fail\w*|false|unsuccessful\w*|wrong|invalid|denied|refused|rejected|declined|insufficient|expired|exceeded|blocked|limit reached|too many|nothing to send)\b/i;
+/**
+ * Words that say a message was not carried out, in a text that never says it went nor was taken
+ * (outside review: a 200 "Service Unavailable", "Account suspended", "Recipient opted out" or
+ * "phone is required" was reported as sent). Only there: beside a word of sending or taking they
+ * may describe something else ("Message sent. Delivery may be delayed by maintenance", "Accepted
+ * for delivery. Undeliverable messages are refunded").
+ */
+const NOT_DONE_WORDS =
+	/\b(?:unavailable|suspended|undeliverable|blacklisted|blocklisted|banned|spam|timed out|timeout|overloaded|exception|maintenance|try again|opted[ -]out|unsubscribed|bad gateway|gateway time-?out|queue (?:is )?full|cancel(?:l)?ed|dropped|discarded|ignored|(?:is|are) required|missing|forbidden|unauthori[sz]ed|not allowed)\b/i;
+
 /**
  * What a success says of failures it did not have, or of nothing it asks ("Sent: 1, Failed: 0",
  * "0 errors", "Invalid numbers skipped: 0", "error-free", "no charge", "Do not reply"): set aside

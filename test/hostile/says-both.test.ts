@@ -152,6 +152,17 @@ describe('a direct send\'s 2xx text that never says the message went (outside re
 		[{ status: 'error', message: 'Something went wrong' }],
 		[{ message: 'Attachment URL is not public' }],
 		[{ message: 'Message limit for this number reached' }],
+		// Words of a message not carried out, with no word of sending (outside review: reported sent).
+		[{ message: 'Service Unavailable' }],
+		[{ message: 'Under maintenance, please try again later' }],
+		[{ message: 'Endpoint request timed out' }],
+		[{ message: 'Account suspended' }],
+		[{ message: 'Undeliverable' }],
+		[{ message: 'Recipient opted out' }],
+		[{ message: 'Number is blacklisted' }],
+		[{ message: 'phone is required' }],
+		[{ message: 'Queue full' }],
+		[{ message: 'Cancelled' }],
 	])('200 %j: a plain failure of that item, not reported sent', async (body) => {
 		const { url } = await answering(() => answer('200 OK', body));
 		const run = await runOnce(url, 'send');
@@ -168,8 +179,8 @@ describe('a direct send\'s 2xx text that never says the message went (outside re
 		expect(postsTo(seen)).toBe(1);
 	});
 
-	it('a text that says neither (200 "OK", "Accepted", "Message accepted, no errors") stays a success', async () => {
-		for (const message of ['OK', 'Accepted', 'Message accepted, no errors']) {
+	it('a text that says neither (200 "OK", "Accepted", "Message accepted, no errors") stays a success, as does one that says it went beside such words', async () => {
+		for (const message of ['OK', 'Accepted', 'Message accepted, no errors', 'Message sent. Delivery may be delayed by maintenance', 'Message queued. Reply STOP to opt out']) {
 			const { url } = await answering(() => answer('200 OK', { message }));
 			expect((await runOnce(url, 'send')).items[0].json).toMatchObject({ success: true, message });
 		}
