@@ -520,11 +520,13 @@ function kindNamedBy(words: string): FailureKind | undefined {
 const codeWords = (code: string) => code.replace(/[_.-]+/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2');
 
 /**
- * The condition a code names: one token that starts with a letter (`RATE_LIMITED`, `invalid_token`,
- * also as a whole reason: `{"error": "too_many_requests"}`); a number is a status, not a word.
+ * The condition a code names: a token that starts with a letter (`RATE_LIMITED`, `invalid_token`,
+ * also as a whole reason: `{"error": "too_many_requests"}`), or words where a code stands (an
+ * `error` text "Insufficient credits" beside the message "Request failed"); a number is a status,
+ * not a word.
  */
 const codeNamed = (code: string | undefined): FailureKind | undefined =>
-	code !== undefined && /^[a-z][\w.-]*$/i.test(code) ? kindNamedBy(codeWords(code)) : undefined;
+	code !== undefined && /^[a-z][\w. -]*$/i.test(code) ? kindNamedBy(codeWords(code)) : undefined;
 
 /**
  * The condition a reason names, by its words first: a recognised reason wins over the status, so a

@@ -438,6 +438,10 @@ describe('classifyFailure: the ten direct-send conditions', () => {
 		['invalidPhone', 'invalidPhone'],
 		['E_REFUSED', 'other'],
 		['429', 'other'],
+		// An `error` text of words beside a message is read as the code (outside review: "Request
+		// failed", error "Insufficient credits" called the service for every item).
+		['Insufficient credits', 'credits'],
+		['Rate limit exceeded', 'rateLimit'],
 	] as const)('an error code read as words when the reason names nothing: %s -> %s', (code, kind) => {
 		expect(classifyFailure('Request refused', 400, code)).toBe(kind);
 		expect(classifyFailure('', 400, code)).toBe(kind);
