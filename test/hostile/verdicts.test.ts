@@ -203,6 +203,8 @@ describe('a 401 or 403 that is not JSON (a gateway page, an empty body) is the k
 			expect(errorOf(item)).toContain(`${host} refused the credential (HTTP ${status}`);
 			expect(String(item.json.message)).toMatch(/The token or key was refused/);
 		}
+		// Not the service's own form: the page may be a firewall's that blocked n8n (outside review).
+		expect(String(result.items[0].json.message)).toMatch(/if the key is right, a firewall, CDN or proxy in front of the service may have blocked the request/);
 		expect(String(result.items[1].json.message)).toMatch(/Not sent: an earlier item/);
 	});
 

@@ -151,7 +151,10 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 		// so (a gateway in front of the service often does): it stops the run like the service's own.
 		if (status === 401 || status === 403) {
 			const reason = `${attempt.host} refused the credential (HTTP ${status}, ${answerKind(attempt, body, response.headers?.['content-type'])})`;
-			const error = serviceError(context.getNode(), { status, failure: { reason }, itemIndex, kind: 'authentication' });
+			// Such a page may be a firewall's or a CDN's that blocked n8n's address (outside review: a
+			// WAF's 403 sent the user to replace a key that worked).
+			const note = 'This answer is not in the service\'s own form: if the key is right, a firewall, CDN or proxy in front of the service may have blocked the request (ask whoever runs it to allow n8n\'s address).';
+			const error = serviceError(context.getNode(), { status, failure: { reason }, itemIndex, kind: 'authentication', note });
 			return { type: 'failed', error, haltsRun: FAILURE_KINDS.authentication.stopsRun };
 		}
 		return { type: 'failed', error: unexpectedAnswerError(attempt, status, body, response.headers?.['content-type']), haltsRun: false };
