@@ -1,6 +1,6 @@
 import type { Icon, ICredentialType, INodeProperties } from 'n8n-workflow';
 
-import { setsHeader } from './headerAuthentication';
+import { keyOf, setsHeader } from './headerAuthentication';
 
 /**
  * The dashboard send (v2) API takes the key itself in `Authorization`, with no `Bearer`
@@ -39,5 +39,5 @@ export class MessagingAuthorizationKeyApi implements ICredentialType {
 	];
 
 	/** An own property, not a method: see setsHeader. */
-	authenticate = setsHeader('Authorization', (credentials) => String(credentials.apiKey ?? ''));
+	authenticate = setsHeader('Authorization', (credentials) => keyOf(credentials.apiKey));
 }

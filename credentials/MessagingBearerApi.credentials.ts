@@ -1,6 +1,6 @@
 import type { Icon, ICredentialType, INodeProperties } from 'n8n-workflow';
 
-import { setsHeader } from './headerAuthentication';
+import { keyOf, setsHeader } from './headerAuthentication';
 
 /**
  * One account's bearer token and the base URL of each Bearer API group. The service puts
@@ -71,5 +71,5 @@ export class MessagingBearerApi implements ICredentialType {
 	];
 
 	/** An own property, not a method: see setsHeader. */
-	authenticate = setsHeader('Authorization', (credentials) => `Bearer ${String(credentials.accessToken ?? '')}`);
+	authenticate = setsHeader('Authorization', (credentials) => `Bearer ${keyOf(credentials.accessToken)}`);
 }

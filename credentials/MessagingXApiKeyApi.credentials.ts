@@ -1,6 +1,6 @@
 import type { Icon, ICredentialType, INodeProperties } from 'n8n-workflow';
 
-import { setsHeader } from './headerAuthentication';
+import { keyOf, setsHeader } from './headerAuthentication';
 
 /**
  * The alternative send API takes the key in `X-API-Key`. Like the dashboard key it guards only
@@ -38,5 +38,5 @@ export class MessagingXApiKeyApi implements ICredentialType {
 	];
 
 	/** An own property, not a method: see setsHeader. */
-	authenticate = setsHeader('X-API-Key', (credentials) => String(credentials.apiKey ?? ''));
+	authenticate = setsHeader('X-API-Key', (credentials) => keyOf(credentials.apiKey));
 }

@@ -21,3 +21,16 @@ export function setsHeader(header: string, valueOf: (credentials: ICredentialDat
 		return requestOptions;
 	};
 }
+
+/**
+ * The key as the service takes it, from what the user pasted: without the spaces or line breaks
+ * around it, and without a "Bearer " they copied with it (the node writes the scheme itself where
+ * the API takes one). Sent as pasted, "  key" or "Bearer key" went out as "Bearer   key" or
+ * "Bearer Bearer key", and the 401 that came back told the user to replace a good key (outside review).
+ */
+export function keyOf(value: unknown): string {
+	return String(value ?? '')
+		.trim()
+		.replace(/^bearer\s+/i, '');
+}
+

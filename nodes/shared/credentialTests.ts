@@ -1,5 +1,6 @@
 import type { ICredentialsDecrypted, ICredentialTestFunctions, INodeCredentialTestResult } from 'n8n-workflow';
 
+import { keyOf } from '../../credentials/headerAuthentication';
 import { kindOfFailure, readFailure, readFailureOfSuccess } from './errors';
 import { LIST_ANSWER_MAX_BYTES, parseScrubbed, readBody, UnreadableBody } from './transport/answer';
 import type { ServiceApi } from './transport/apis';
@@ -59,7 +60,7 @@ async function probe(this: ICredentialTestFunctions, { method, url, headers, api
 		// Within the same 15 s, at most what the node itself reads; scrubbed before it is read.
 		const read = await readBody(response.body, method === 'GET' ? LIST_ANSWER_MAX_BYTES : SEND_PROBE_MAX_BYTES, signal);
 		if (read.type !== 'read') notRead = unread(read);
-		const parsed = read.type === 'read' ? parseScrubbed(read.text, secretValues([secret])) : undefined;
+		const parsed = read.type === 'read' ? parseScrubbed(read.text, secretValues([secret, keyOf(secret)])) : undefined;
 		body = typeof parsed === 'object' && parsed !== null && !(parsed instanceof UnreadableBody) ? parsed : undefined;
 	} catch (error) {
 		const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
@@ -130,7 +131,7 @@ export async function messagingBearerApiTest(
 	return await probe.call(this, {
 		method,
 		url,
-		headers: { Authorization: `Bearer ${String(data.accessToken ?? '')}` },
+		headers: { Authorization: `Bearer ${keyOf(data.accessToken)}` },
 		api,
 		secret: data.accessToken,
 		// A send refuses the empty body once it accepted the key; a list must come back as one (spec 4.3, 4.6).
@@ -150,7 +151,7 @@ export async function messagingAuthorizationKeyApiTest(
 	return await probe.call(this, {
 		method: 'POST',
 		url,
-		headers: { Authorization: String(data.apiKey ?? '') },
+		headers: { Authorization: keyOf(data.apiKey) },
 		api: 'dashboard',
 		secret: data.apiKey,
 		bodyRefusalMeansKeyAccepted: true,
@@ -168,7 +169,7 @@ export async function messagingXApiKeyApiTest(
 	return await probe.call(this, {
 		method: 'POST',
 		url,
-		headers: { 'X-API-Key': String(data.apiKey ?? '') },
+		headers: { 'X-API-Key': keyOf(data.apiKey) },
 		api: 'alternative',
 		secret: data.apiKey,
 		bodyRefusalMeansKeyAccepted: true,

@@ -27,6 +27,30 @@ describe('authenticate', () => {
 	});
 });
 
+describe('a key pasted with spaces around it or with "Bearer " goes out as the key (outside review: "Bearer Bearer key" came back 401, and the hint said to replace a good key)', () => {
+	it.each([
+		['messagingBearerApi', new MessagingBearerApi(), 'Authorization', 'Bearer s3cret-0123456789'],
+		['messagingAuthorizationKeyApi', new MessagingAuthorizationKeyApi(), 'Authorization', 's3cret-0123456789'],
+		['messagingXApiKeyApi', new MessagingXApiKeyApi(), 'X-API-Key', 's3cret-0123456789'],
+	])('%s', async (_name, credential, header, value) => {
+		const authenticate = credential.authenticate as (c: object, o: object) => Promise<{ headers: Record<string, string> }>;
+		for (const pasted of ['  s3cret-0123456789 \n', '\ts3cret-0123456789', 'Bearer s3cret-0123456789', ' bearer  s3cret-0123456789']) {
+			const options = await authenticate({ accessToken: pasted, apiKey: pasted }, { url: 'x' });
+			expect(options.headers[header], JSON.stringify(pasted)).toBe(value);
+		}
+	});
+
+	it('in a run and in the credential test, against the emulator: the send goes through, and the test accepts the key', async () => {
+		const pasted = `  Bearer ${emulator.tokens.bearer}\n`;
+		const credentials = { ...emulator.credentials, messagingBearerApi: { ...emulator.credentials.messagingBearerApi, accessToken: pasted } };
+		const run = await runOn({ credentials }, { parameters: { resource: 'message', operation: 'send', phone: '+14155550123', text: 'hi' }, items: [{}] });
+		expect(run.error).toBeUndefined();
+		expect(emulator.requests.at(-1)?.headers.authorization).toBe(`Bearer ${emulator.tokens.bearer}`);
+		const tested = await callCredentialTest({ nodeType: 'messaging', credentialType: 'messagingBearerApi', data: credentials.messagingBearerApi });
+		expect(tested.status).toBe('OK');
+	});
+});
+
 describe('credential tests never send a message', () => {
 	it('Bearer: lists templates with the token', async () => {
 		const ok = await callCredentialTest({ nodeType: 'messaging', credentialType: 'messagingBearerApi', data: emulator.credentials.messagingBearerApi });

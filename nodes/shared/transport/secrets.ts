@@ -1,5 +1,7 @@
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
+import { keyOf } from '../../../credentials/headerAuthentication';
+
 /** The credential fields that hold a secret. */
 const SECRET_FIELDS = ['accessToken', 'apiKey'];
 
@@ -25,7 +27,8 @@ export interface Secrets {
 const NO_SECRETS: Secrets = {};
 
 export function secretsOf(credentials: ICredentialDataDecryptedObject): Secrets {
-	return secretValues(SECRET_FIELDS.map((field) => credentials[field]));
+	// As pasted, and as sent (keyOf: without a "Bearer " pasted with it).
+	return secretValues(SECRET_FIELDS.flatMap((field) => [credentials[field], keyOf(credentials[field])]));
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
