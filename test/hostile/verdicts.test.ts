@@ -472,3 +472,17 @@ describe('an answer labelled JSON that is no JSON object or list says so (it rea
 		expect(errorOf(result.items[0])).toMatch(/^Unexpected answer from .* \(HTTP 200, no JSON object or list, though labelled application\/json\)\. The message may have been delivered/);
 	});
 });
+
+describe('an https base URL at a port that speaks plain http (outside review: "may have been delivered", though nothing was sent)', () => {
+	it('send, 3 items, Continue On Fail: the handshake fails, nothing is sent, the run stops at the first item and says what to check', async () => {
+		const { url, seen } = await serve((_req, res) => json(res, 200, { message: 'Message sent successfully' }));
+		const result = await run(url.replace(/^http:/, 'https:'), 'send', { items: 3, options: { maxConcurrent: 1 } });
+		expect(seen).toHaveLength(0);
+		expect(result.items).toHaveLength(3);
+		for (const item of result.items) expect(errorOf(item)).not.toMatch(/may have been delivered/);
+		expect(errorOf(result.items[0])).toMatch(/^The secure connection to 127\.0\.0\.1:\d+ could not be set up \(wrong version number\); nothing was sent/);
+		expect(String(result.items[0].json.message)).toMatch(/often a plain-http port/);
+		expect(String(result.items[1].json.message)).toMatch(/Not sent: an earlier item/);
+	});
+});
+

@@ -10,7 +10,7 @@ import type { RequestContext, ServiceRequest } from './apis';
 import type { RequestPolicy } from './options';
 import type { LimitNotReopenedError } from './scheduler';
 import { isCancellation } from './stops';
-import { neverWritten, NOT_REACHED, outcomeOfThrown, parseRetryAfter, refusedCertificateOf, undecodableAnswerOf } from './retryPolicy';
+import { neverWritten, NOT_REACHED, outcomeOfThrown, parseRetryAfter, refusedCertificateOf, tlsHandshakeFailureOf, undecodableAnswerOf } from './retryPolicy';
 import type { AttemptOutcome } from './retryPolicy';
 import { scrubText } from './secrets';
 import type { Secrets } from './secrets';
@@ -107,6 +107,8 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 		if (!outcome) {
 			const certificate = refusedCertificateOf(thrown);
 			if (certificate) return { type: 'failed', error: certificateError(attempt, certificate, thrown), haltsRun: true };
+			const handshake = tlsHandshakeFailureOf(thrown);
+			if (handshake) return { type: 'failed', error: handshakeError(attempt, handshake, thrown), haltsRun: true };
 			if (neverWritten(thrown)) return { type: 'failed', error: unexpectedError(attempt, thrown, 'request'), haltsRun: false };
 			// Anything else the connection threw (a TLS record that does not decrypt, an error no rule
 			// knows) may have come after the request was written: its fate is unknown.
@@ -415,6 +417,16 @@ function certificateError(attempt: Attempt, code: string, error: unknown): NodeA
 	return new NodeApiError(attempt.context.getNode(), { message }, {
 		message,
 		description: `Check the base URL in the credential: it must be the service's own https address. (${oneLine(wordsOf(attempt, error))})`,
+		itemIndex: attempt.itemIndex,
+	});
+}
+
+/** The TLS handshake never got going (the port does not speak TLS): nothing was sent, and no later request would be either. */
+function handshakeError(attempt: Attempt, words: string, error: unknown): NodeApiError {
+	const message = `The secure connection to ${attempt.host} could not be set up (${words}); nothing was sent`;
+	return new NodeApiError(attempt.context.getNode(), { message }, {
+		message,
+		description: `The base URL says https, but what answers at that address and port does not speak it (often a plain-http port). Check the base URL in the credential: the service's own https address. (${oneLine(wordsOf(attempt, error))})`,
 		itemIndex: attempt.itemIndex,
 	});
 }

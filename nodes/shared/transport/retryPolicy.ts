@@ -163,6 +163,24 @@ export function refusedCertificateOf(error: unknown): string | undefined {
 /** Node's codes for a request it would not build (a URL, a header value, an argument): thrown before anything is written. */
 const NOT_BUILT = new Set(['ERR_INVALID_URL', 'ERR_INVALID_CHAR', 'ERR_INVALID_HTTP_TOKEN', 'ERR_HTTP_INVALID_HEADER_VALUE', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_INVALID_PROTOCOL', 'ERR_UNESCAPED_CHARACTERS']);
 
+/**
+ * OpenSSL's words for a handshake that never got going: the other end does not speak TLS (an
+ * https base URL on a plain-http port answers "wrong version number"), or speaks none the client
+ * offers. The request waits for the handshake, so nothing of it was written (outside review: it
+ * said "may have been delivered"). Not a record that fails to decrypt later on a working
+ * connection (ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC): that may follow the request.
+ */
+const TLS_HANDSHAKE_FAILED = /\b(?:wrong version number|unknown protocol|packet length too long|unsupported protocol|no protocols available|sslv3 alert handshake failure|tlsv1 alert protocol version)\b/i;
+
+/** The words of a TLS handshake that failed before the request was written, on the error or its cause chain. */
+export function tlsHandshakeFailureOf(error: unknown): string | undefined {
+	for (const { texts } of levelsOf(error)) for (const text of texts) {
+		const found = TLS_HANDSHAKE_FAILED.exec(text);
+		if (found) return found[0];
+	}
+	return undefined;
+}
+
 /** Whether an error no rule classifies shows that nothing was written: a request never built, or a failed connect or lookup. */
 export function neverWritten(error: unknown): boolean {
 	return levelsOf(error).some(({ codes, syscall }) => codes.some((code) => NOT_BUILT.has(code)) || (syscall !== undefined && BEFORE_WRITE_SYSCALLS.has(syscall)));
