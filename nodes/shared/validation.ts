@@ -166,6 +166,9 @@ export class ItemInput {
 		const raw = this.raw(field);
 		// Decimal only: Number() would also read "0x10", "0b10000" and "1.6e1" as 16.
 		const value = typeof raw === 'string' && /^\s*[+-]?\d+(\.0*)?\s*$/.test(raw) ? Number(raw) : raw;
+		// Said as what came: an AI agent that left the field out reads "undefined" as a value it sent (outside review).
+		if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) this.fail(field, label, 'is missing; give a whole number');
+		if (typeof raw === 'object') this.fail(field, label, `must be a whole number, not ${Array.isArray(raw) ? 'a list' : 'an object'}`);
 		if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
 			this.fail(field, label, `${quoted(String(raw))} is not a whole number`);
 		}

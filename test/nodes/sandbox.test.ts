@@ -78,6 +78,12 @@ describe('Sandbox Plants', () => {
 		[{ operation: 'create', name: 'X', plantId: '={{ "abc" }}' }, /Plant ID \(plantId\): "abc" is not a whole number/],
 		[{ operation: 'create', name: 'X', plantId: '={{ 1.5 }}' }, /Plant ID \(plantId\): "1.5" is not a whole number/],
 		[{ operation: 'delete', plantId: '={{ "" }}' }, /Plant ID \(plantId\)/],
+		// What an AI agent's $fromAI gives when it leaves a field out, or sends a list: said as that,
+		// not as the text "undefined" (outside review).
+		[{ operation: 'create', name: 'X', plantId: '={{ $json.missing }}' }, /Plant ID \(plantId\): is missing; give a whole number \[item 0\]/],
+		[{ operation: 'create', name: 'X', plantId: '={{ null }}' }, /Plant ID \(plantId\): is missing; give a whole number/],
+		[{ operation: 'create', name: 'X', plantId: '={{ [7] }}' }, /Plant ID \(plantId\): must be a whole number, not a list/],
+		[{ operation: 'getAll', returnAll: false, limit: '={{ $json.missing }}' }, /Limit \(limit\): is missing; give a whole number/],
 		[{ operation: 'getAll', returnAll: false, limit: '={{ 0 }}' }, /Limit \(limit\): must be at least 1, got 0/],
 	])('bad input %j is an error before any request', async (parameters, message) => {
 		const run = await runOn(emulator, { type: 'sandboxPlants', parameters: parameters, items: [{}] });
