@@ -34,3 +34,16 @@ export function keyOf(value: unknown): string {
 		.replace(/^bearer\s+/i, '');
 }
 
+/**
+ * Why the key cannot go in an HTTP header as the service needs it, or undefined: a header carries
+ * plain ASCII, and a line break or a letter outside it (a key retyped in another keyboard layout,
+ * an emoji) was dropped on the way, so the service saw another key and the user was told to
+ * replace theirs (outside review). The character itself is not quoted: it is part of a secret.
+ */
+export function keyProblem(value: unknown): string | undefined {
+	const key = keyOf(value);
+	if (/[\r\n]/.test(key)) return 'contains a line break';
+	if (/[^\x20-\x7e]/.test(key)) return 'contains a character an HTTP header cannot carry (only plain ASCII letters, digits and signs: not a non-Latin letter, an emoji or a control character)';
+	return undefined;
+}
+

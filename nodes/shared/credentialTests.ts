@@ -1,6 +1,6 @@
 import type { ICredentialsDecrypted, ICredentialTestFunctions, INodeCredentialTestResult } from 'n8n-workflow';
 
-import { keyOf } from '../../credentials/headerAuthentication';
+import { keyOf, keyProblem } from '../../credentials/headerAuthentication';
 import { kindOfFailure, readFailure, readFailureOfSuccess } from './errors';
 import { LIST_ANSWER_MAX_BYTES, parseScrubbed, readBody, UnreadableBody } from './transport/answer';
 import type { ServiceApi } from './transport/apis';
@@ -42,6 +42,9 @@ function unread(read: Exclude<Awaited<ReturnType<typeof readBody>>, { type: 'rea
  * and set the one auth header themselves.
  */
 async function probe(this: ICredentialTestFunctions, { method, url, headers, api, secret, bodyRefusalMeansKeyAccepted, isSuccess }: Probe): Promise<INodeCredentialTestResult> {
+	// As a run says it: a key no header can carry is no key to test (fetch refused it, and the test blamed the host).
+	const unsendable = keyProblem(secret);
+	if (unsendable) return { status: 'Error', message: `Not tested: the key ${unsendable}. Paste it again, copied from the API section of your account dashboard.` };
 	const host = new URL(url).host;
 	const signal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
 	let statusCode: number;

@@ -51,6 +51,24 @@ describe('a key pasted with spaces around it or with "Bearer " goes out as the k
 	});
 });
 
+describe('a key no HTTP header can carry is named before anything is sent (outside review: mangled on the way, then a 401 that said to replace the key)', () => {
+	it.each([
+		['a line break inside', 'Key-0123\n456789abcdef', /contains a line break/],
+		['a non-Latin letter', 'K\u043b\u044e\u0447-0123456789abcdef', /contains a character an HTTP header cannot carry/],
+		['an emoji', 'Key-0123456789\u{1F511}', /contains a character an HTTP header cannot carry/],
+	])('%s: the run fails naming the field, the credential test says so, nothing reaches the service', async (_case, key, problem) => {
+		const credentials = { ...emulator.credentials, messagingBearerApi: { ...emulator.credentials.messagingBearerApi, accessToken: key } };
+		const run = await runOn({ credentials }, { parameters: { resource: 'message', operation: 'send', phone: '+14155550123', text: 'hi' }, items: [{}] });
+		expect(run.error?.name).toBe('NodeOperationError');
+		expect(run.error?.message).toMatch(new RegExp(`^The credential's Access Token \\(accessToken\\) ${problem.source}.* \\[item 0\\]$`));
+		expect(run.error?.message).not.toContain(key);
+		const tested = await callCredentialTest({ nodeType: 'messaging', credentialType: 'messagingBearerApi', data: credentials.messagingBearerApi });
+		expect(tested.status).toBe('Error');
+		expect(tested.message).toMatch(problem);
+		expect(emulator.requests).toEqual([]);
+	});
+});
+
 describe('credential tests never send a message', () => {
 	it('Bearer: lists templates with the token', async () => {
 		const ok = await callCredentialTest({ nodeType: 'messaging', credentialType: 'messagingBearerApi', data: emulator.credentials.messagingBearerApi });

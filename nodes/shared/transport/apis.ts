@@ -2,16 +2,16 @@ import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, ILoadOptionsF
 
 import type { BaseUrlPolicy } from './baseUrl';
 
-/** The service's API groups: which credential signs them and which credential field holds their base URL. */
+/** The service's API groups: which credential signs them, and which of its fields hold their base URL and their key. */
 export const SERVICE_APIS = {
-	send: { credentialType: 'messagingBearerApi', baseUrlField: 'sendBaseUrl', baseUrlLabel: 'Send Base URL', urlPolicy: 'httpsOrLoopback' },
-	templateSend: { credentialType: 'messagingBearerApi', baseUrlField: 'templateSendBaseUrl', baseUrlLabel: 'Template Send Base URL', urlPolicy: 'httpsOrLoopback' },
-	templates: { credentialType: 'messagingBearerApi', baseUrlField: 'templatesBaseUrl', baseUrlLabel: 'Templates Base URL', urlPolicy: 'httpsOrLoopback' },
-	dashboard: { credentialType: 'messagingAuthorizationKeyApi', baseUrlField: 'dashboardUrl', baseUrlLabel: 'Dashboard URL', urlPolicy: 'httpsOrLoopback' },
-	alternative: { credentialType: 'messagingXApiKeyApi', baseUrlField: 'apiUrl', baseUrlLabel: 'API URL', urlPolicy: 'httpsOrLoopback' },
+	send: { credentialType: 'messagingBearerApi', baseUrlField: 'sendBaseUrl', baseUrlLabel: 'Send Base URL', urlPolicy: 'httpsOrLoopback', keyField: 'accessToken', keyLabel: 'Access Token' },
+	templateSend: { credentialType: 'messagingBearerApi', baseUrlField: 'templateSendBaseUrl', baseUrlLabel: 'Template Send Base URL', urlPolicy: 'httpsOrLoopback', keyField: 'accessToken', keyLabel: 'Access Token' },
+	templates: { credentialType: 'messagingBearerApi', baseUrlField: 'templatesBaseUrl', baseUrlLabel: 'Templates Base URL', urlPolicy: 'httpsOrLoopback', keyField: 'accessToken', keyLabel: 'Access Token' },
+	dashboard: { credentialType: 'messagingAuthorizationKeyApi', baseUrlField: 'dashboardUrl', baseUrlLabel: 'Dashboard URL', urlPolicy: 'httpsOrLoopback', keyField: 'apiKey', keyLabel: 'API Key' },
+	alternative: { credentialType: 'messagingXApiKeyApi', baseUrlField: 'apiUrl', baseUrlLabel: 'API URL', urlPolicy: 'httpsOrLoopback', keyField: 'apiKey', keyLabel: 'API Key' },
 	// The sandbox is plain http by design.
-	sandbox: { credentialType: 'messagingBearerApi', baseUrlField: 'sandboxBaseUrl', baseUrlLabel: 'Sandbox Base URL', urlPolicy: 'any' },
-} as const satisfies Record<string, { credentialType: string; baseUrlField: string; baseUrlLabel: string; urlPolicy: BaseUrlPolicy }>;
+	sandbox: { credentialType: 'messagingBearerApi', baseUrlField: 'sandboxBaseUrl', baseUrlLabel: 'Sandbox Base URL', urlPolicy: 'any', keyField: 'accessToken', keyLabel: 'Access Token' },
+} as const satisfies Record<string, { credentialType: string; baseUrlField: string; baseUrlLabel: string; urlPolicy: BaseUrlPolicy; keyField: string; keyLabel: string }>;
 
 export type ServiceApi = keyof typeof SERVICE_APIS;
 

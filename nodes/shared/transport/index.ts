@@ -10,6 +10,7 @@
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { ICredentialDataDecryptedObject, IExecuteFunctions, IHttpRequestMethods, IHttpRequestOptions, ILoadOptionsFunctions } from 'n8n-workflow';
 
+import { keyProblem } from '../../../credentials/headerAuthentication';
 import { Deadlines } from './answer';
 import { SERVICE_APIS } from './apis';
 import type { RequestContext, ServiceApi, ServiceRequest } from './apis';
@@ -127,6 +128,8 @@ interface Target {
 	secrets: Secrets;
 	account: Account;
 	lane: RunLane;
+	/** Why the credential's key cannot be sent in a header (keyProblem), or undefined. */
+	keyProblem?: string;
 	/** The service's words in the latest rate refusal of this run and API group: a wait that ends at Max Wait repeats them. */
 	lastRefusal?: string;
 }
@@ -150,6 +153,7 @@ async function newTarget(run: Run, api: ServiceApi, itemIndex: number): Promise<
 	return {
 		credentials,
 		baseUrl: normalizeBaseUrl(credentials[baseUrlField], urlPolicy),
+		keyProblem: keyProblem(credentials[SERVICE_APIS[api].keyField]),
 		secrets: secretsOf(credentials),
 		account,
 		lane: {
@@ -167,11 +171,19 @@ async function newTarget(run: Run, api: ServiceApi, itemIndex: number): Promise<
  * a missing or refused base URL is named before the run reads anything from the service.
  */
 export async function checkTarget(run: Run, api: ServiceApi, itemIndex: number): Promise<void> {
-	baseUrlOf(run, api, (await targetOf(run, api, itemIndex)).baseUrl, itemIndex);
+	baseUrlOf(run, api, await targetOf(run, api, itemIndex), itemIndex);
 }
 
-/** The base URL a request needs, or a clear error naming the credential field. */
-function baseUrlOf(run: Run, api: ServiceApi, check: BaseUrlCheck, itemIndex: number): string {
+/** The base URL a request needs, or a clear error naming the credential field (the base URL's, or the key's when it cannot be sent). */
+function baseUrlOf(run: Run, api: ServiceApi, { baseUrl: check, keyProblem: problem }: Pick<Target, 'baseUrl' | 'keyProblem'>, itemIndex: number): string {
+	if (problem) {
+		const { keyField, keyLabel } = SERVICE_APIS[api];
+		const ofItem = !run.forEditor;
+		throw new NodeOperationError(run.context.getNode(), `The credential's ${keyLabel} (${keyField}) ${problem}${ofItem ? ` [item ${itemIndex}]` : ''}`, {
+			...(ofItem ? { itemIndex } : {}),
+			description: `Open the credential and paste the key again, copied from the API section of your account dashboard. Nothing was sent.`,
+		});
+	}
 	if (!check.ok) {
 		const { baseUrlField, baseUrlLabel } = SERVICE_APIS[api];
 		const ofItem = !run.forEditor;
@@ -224,8 +236,8 @@ export async function optionalRequest<T = unknown>(run: Run, itemIndex: number, 
 async function send(run: Run, itemIndex: number, request: ServiceRequest): Promise<JobResult> {
 	const { context, policy } = run;
 	const target = await targetOf(run, request.api, itemIndex);
-	const { credentials, baseUrl, secrets, lane } = target;
-	const url = `${baseUrlOf(run, request.api, baseUrl, itemIndex)}${request.path}`;
+	const { credentials, secrets, lane } = target;
+	const url = `${baseUrlOf(run, request.api, target, itemIndex)}${request.path}`;
 	const attempt: Attempt = {
 		context,
 		request,
