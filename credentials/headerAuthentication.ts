@@ -46,4 +46,3 @@ export function keyProblem(value: unknown): string | undefined {
 	if (/[^\x20-\x7e]/.test(key)) return 'contains a character an HTTP header cannot carry (only plain ASCII letters, digits and signs: not a non-Latin letter, an emoji or a control character)';
 	return undefined;
 }
-
