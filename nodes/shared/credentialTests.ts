@@ -6,7 +6,7 @@ import { LIST_ANSWER_MAX_BYTES, parseScrubbed, readBody, UnreadableBody } from '
 import type { ServiceApi } from './transport/apis';
 import { isLoopbackHost, normalizeBaseUrl } from './transport/baseUrl';
 import type { BaseUrlPolicy } from './transport/baseUrl';
-import { secretValues } from './transport/secrets';
+import { keySecrets } from './transport/secrets';
 
 interface Probe {
 	method: 'GET' | 'POST';
@@ -63,7 +63,7 @@ async function probe(this: ICredentialTestFunctions, { method, url, headers, api
 		// Within the same 15 s, at most what the node itself reads; scrubbed before it is read.
 		const read = await readBody(response.body, method === 'GET' ? LIST_ANSWER_MAX_BYTES : SEND_PROBE_MAX_BYTES, signal);
 		if (read.type !== 'read') notRead = unread(read);
-		const parsed = read.type === 'read' ? parseScrubbed(read.text, secretValues([secret, keyOf(secret)])) : undefined;
+		const parsed = read.type === 'read' ? parseScrubbed(read.text, keySecrets([secret])) : undefined;
 		body = typeof parsed === 'object' && parsed !== null && !(parsed instanceof UnreadableBody) ? parsed : undefined;
 	} catch (error) {
 		const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;

@@ -27,9 +27,11 @@ export interface Secrets {
 const NO_SECRETS: Secrets = {};
 
 export function secretsOf(credentials: ICredentialDataDecryptedObject): Secrets {
-	// As pasted, and as sent (keyOf: without a "Bearer " pasted with it).
-	return secretValues(SECRET_FIELDS.flatMap((field) => [credentials[field], keyOf(credentials[field])]));
+	return keySecrets(SECRET_FIELDS.map((field) => credentials[field]));
 }
+
+/** Keys as the user pasted them and as they are sent (keyOf: without a "Bearer " pasted with them), ready to be scrubbed. */
+export const keySecrets = (keys: unknown[]): Secrets => secretValues(keys.flatMap((key) => [key, keyOf(key)]));
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
