@@ -375,13 +375,13 @@ export function alsoSaysSent(api: ServiceApi, body: unknown, status: number): bo
 	if (STATUS_SPEAKS.has(api) && statusIn(TAKEN_STATUSES, body.status)) return true;
 	const message = text(body.message);
 	if (message === undefined) return false;
+	const said = straight(message);
 	// A 2xx saying this very message was taken, whatever else it says ("Message accepted. Rate limit
 	// exceeded for the next minute.": taken for a rate refusal, it was waited out and sent 19 times
 	// in a minute, outside review).
-	if (status < 300 && THIS_MESSAGE_SENT.test(straight(message))) return true;
+	if (status < 300 && THIS_MESSAGE_SENT.test(said)) return true;
 	if (TEXT_RESULTS.has(api) && status < 300) return saysDone(api, body);
 	if (status === 401 || status === 403) return false;
-	const said = straight(message);
 	// A 429, or a refusal naming a condition of spec part 7 that a success would not (a rate limit,
 	// the number's limit), says both only when it says this very message went ("Message sent. Per
 	// minute limit now reached.": taken for a rate refusal, it was sent 7 times, in a 400 and in a
