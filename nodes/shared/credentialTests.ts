@@ -76,19 +76,31 @@ async function probe(this: ICredentialTestFunctions, { method, url, headers, api
 	const failure = body === undefined ? undefined : statusCode >= 400 ? readFailure(body, true) : readFailureOfSuccess(api, body);
 	const reason = failure?.reason;
 	const because = reason ? `: ${reason}` : '';
+	const kind = failure && kindOfFailure(failure, statusCode);
 	if (statusCode === 401 || statusCode === 403) return { status: 'Error', message: `The key was refused (HTTP ${statusCode})${because}` };
-	// Refused for rate before the key was looked at, or refused in words about the key: neither says the key passed.
-	if (statusCode === 429) return { status: 'Error', message: `Not tested: the service is rate-limiting requests (HTTP 429)${because}; try again in a minute` };
-	if (statusCode >= 400 && failure && kindOfFailure(failure, statusCode) === 'authentication') {
-		return { status: 'Error', message: `The key was refused (HTTP ${statusCode})${because}` };
+	// Refused for rate (a 429, or the spec's reason in any status) before the key was looked at, or
+	// refused in words about the key: neither says the key passed.
+	if (statusCode === 429 || kind === 'rateLimit') {
+		return { status: 'Error', message: `Not tested: the service is rate-limiting requests (HTTP ${statusCode})${because}; try again in a minute` };
 	}
-	if (statusCode === 404) return { status: 'Error', message: `Nothing answers at ${url.split('?')[0]}; check the URL` };
+	if (kind === 'authentication') return { status: 'Error', message: `The key was refused (HTTP ${statusCode})${because}` };
+	const endpoint = url.split('?')[0];
+	if (statusCode === 404) return { status: 'Error', message: `Nothing answers at ${endpoint}; check the URL` };
+	// Not a refusal of the empty body: nothing at this URL takes the request (a website's page, a path
+	// that moved), so no key was looked at.
+	if (statusCode === 405 || statusCode === 410) {
+		return { status: 'Error', message: `Not tested: ${endpoint} does not take this request (HTTP ${statusCode})${because}; check the URL` };
+	}
 	if (statusCode >= 500) return { status: 'Error', message: `The service failed (HTTP ${statusCode})${because}` };
 	if (statusCode >= 400 && !bodyRefusalMeansKeyAccepted) return { status: 'Error', message: `HTTP ${statusCode}${because}` };
 	if (notRead) return { status: 'Error', message: `Unexpected answer from ${host} (HTTP ${statusCode}): ${notRead}` };
 	if (body === undefined) return { status: 'Error', message: `Unexpected answer from ${host} (HTTP ${statusCode}, not JSON); check the URL` };
-	// A 2xx whose own words say it failed: the key was not accepted.
-	if (statusCode < 300 && failure) return { status: 'Error', message: `The service refused the request (HTTP ${statusCode})${because}` };
+	if (statusCode < 300 && failure) {
+		// The dashboard's and the alternative API's error statuses are not shown (spec 4.4, 4.5): a
+		// 200 {success: false} refusing the empty body, not the key, shows the key passed, as a 400 does.
+		if (bodyRefusalMeansKeyAccepted) return { status: 'OK', message: 'Key accepted' };
+		return { status: 'Error', message: `The service refused the request (HTTP ${statusCode})${because}` };
+	}
 	if (statusCode < 300 && isSuccess && !isSuccess(body)) {
 		return { status: 'Error', message: `Unexpected answer from ${host} (HTTP ${statusCode}, JSON of another shape than a list); check the URL` };
 	}

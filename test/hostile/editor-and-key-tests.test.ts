@@ -51,6 +51,32 @@ describe('the credential Test button', () => {
 		expect(await keyTest('messagingAuthorizationKeyApi', url)).toEqual({ status: 'OK', message: 'Key accepted' });
 	});
 
+	it.each(['messagingAuthorizationKeyApi', 'messagingXApiKeyApi'] as const)(
+		'%s: a 200 {success: false} refusing the empty body, not the key, shows the key passed (their error statuses are not in the spec)',
+		async (credentialType) => {
+			const { url } = await serve((_req, res) => json(res, 200, { success: false, message: 'Bad request', details: 'to is required' }));
+			expect(await keyTest(credentialType, url)).toEqual({ status: 'OK', message: 'Key accepted' });
+		},
+	);
+
+	it.each(['messagingAuthorizationKeyApi', 'messagingXApiKeyApi'] as const)('%s: a 200 {success: false} in words about the key is the key refused', async (credentialType) => {
+		const { url } = await serve((_req, res) => json(res, 200, { success: false, message: 'Unauthorized', details: 'Invalid API key' }));
+		expect(await keyTest(credentialType, url)).toEqual({ status: 'Error', message: 'The key was refused (HTTP 200): Unauthorized: Invalid API key' });
+	});
+
+	it.each([405, 410])('a %s (nothing at the URL takes the request) is not "key accepted": the URL is named', async (status) => {
+		const { url } = await serve((_req, res) => json(res, status, { message: 'Method Not Allowed' }));
+		const result = await keyTest('messagingXApiKeyApi', url);
+		expect(result).toEqual({ status: 'Error', message: `Not tested: ${url}/v1/messages does not take this request (HTTP ${status}): Method Not Allowed; check the URL` });
+	});
+
+	it('Bearer on the direct send: its 400 rate reason is not "key accepted"', async () => {
+		const { url } = await serve((_req, res) => json(res, 400, { message: 'Message sending failed | Reason: Rate limit exceeded (messages per minute or per hour)' }));
+		const result = await callCredentialTest({ credentialType: 'messagingBearerApi', data: { accessToken: KEY, sendBaseUrl: url } });
+		expect(result.status).toBe('Error');
+		expect(result.message).toMatch(/^Not tested: the service is rate-limiting requests \(HTTP 400\): Rate limit exceeded/);
+	});
+
 	it('Bearer: a 200 that is not a list of templates is not "key accepted"', async () => {
 		const { url } = await serve((_req, res) => json(res, 200, {}));
 		const result = await keyTest('messagingBearerApi', url);
