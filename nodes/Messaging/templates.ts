@@ -67,9 +67,8 @@ function usableOnce(records: unknown[]): TemplateRecord[] {
 
 /**
  * The account's templates as the service lists them now, read once per run and shared by its
- * items; none when they cannot be read (no Templates Base URL, an error). A run only uses them
- * to help (the ID's spelling, the template's name, how many variables it takes): whether a
- * template can be sent is the template send's to say, so the run sends without them.
+ * items; none when they cannot be read (no Templates Base URL, an error), and the run then sends
+ * without them, the template send judging each message.
  */
 export async function accountTemplates(run: Run, itemIndex: number): Promise<TemplateRecord[]> {
 	return await run.once('templates', async () => {
@@ -283,12 +282,22 @@ export const isApproved = (record: TemplateRecord) => statusOf(record) === 'APPR
  */
 const NOT_SENT_STATUSES = new Set(['REJECTED', 'PAUSED', 'DISABLED', 'DELETED', 'PENDING_DELETION', 'IN_APPEAL', 'LIMIT_EXCEEDED']);
 
-/** How the picker marks a template that is not approved. */
-function notApprovedMark(record: TemplateRecord): string {
+/**
+ * Why the platform will not send the template, by its status (PENDING: not yet; REJECTED,
+ * PAUSED, ...: not at all), or undefined when it may (APPROVED, or a status the node does not
+ * know, for the template send to judge).
+ */
+export function unsendableStatus(record: TemplateRecord): string | undefined {
 	const status = statusOf(record);
 	if (status === 'PENDING') return 'PENDING, cannot be sent yet';
 	if (NOT_SENT_STATUSES.has(status)) return `${status}, cannot be sent`;
-	return status === '' ? 'status unknown' : `status ${status}`;
+	return undefined;
+}
+
+/** How the picker marks a template that is not approved. */
+function notApprovedMark(record: TemplateRecord): string {
+	const status = statusOf(record);
+	return unsendableStatus(record) ?? (status === '' ? 'status unknown' : `status ${status}`);
 }
 
 /**

@@ -103,17 +103,14 @@ describe('Send Template against the live template', () => {
 		expect(variables.schema.map((field) => field.id)).toEqual(['body1', 'body2']);
 	});
 
-	test("a rejected or a pending template is the template send's to judge: sent once, refused in its words", async () => {
+	test('a rejected or a pending template fails before sending: the platform does not send it (rejected) or not yet (pending)', async () => {
 		for (const [template, values, said] of [
-			[SPRING_SALE, { body1: '20%' }, /Template spring_sale is REJECTED, not APPROVED/],
-			[FEATURE_ANNOUNCEMENT, { body1: 'Ada', visit_website: 'new' }, /Template feature_announcement is PENDING, not APPROVED/],
+			[SPRING_SALE, { body1: '20%' }, 'Template (template): template "spring_sale" is REJECTED, cannot be sent; choose an approved template [item 0]'],
+			[FEATURE_ANNOUNCEMENT, { body1: 'Ada', visit_website: 'new' }, 'Template (template): template "feature_announcement" is PENDING, cannot be sent yet; choose an approved template [item 0]'],
 		] as const) {
 			await e2e.emulator.reset();
 			const { execution } = await runNode(e2e, templateNode(template, savedVariables(values)));
-			expect(execution.status).toBe('error');
-			expect(execution.data.resultData.error?.message).toMatch(said);
-			expect(await requestsTo('templateSend')).toHaveLength(1);
-			expect((await e2e.emulator.state()).deliveries).toBe(0);
+			await expectFailedBeforeSending(execution, said);
 		}
 	});
 
@@ -131,7 +128,7 @@ describe('Send Template against the live template', () => {
 });
 
 describe('Send Template as an AI tool ($fromAI), over MCP', () => {
-	test('the template and its variables from the AI get the same checks: a missing variable sends nothing; an unapproved template is refused by the service', async () => {
+	test('the template and its variables from the AI get the same checks: a missing variable or an unapproved template sends nothing', async () => {
 		const path = `messaging-e2e-template-${Date.now()}`;
 		const workflow = await createMcpWorkflow(e2e, path, 'Send Template Message', {
 			descriptionType: 'manual',
@@ -162,8 +159,8 @@ describe('Send Template as an AI tool ($fromAI), over MCP', () => {
 		expect(await requestsTo('templateSend')).toEqual([]);
 
 		const rejected = await mcp.callTool(tool!.name, { phone: '+14155550123', template: SPRING_SALE, body1: '20%', body2: '' }, 4);
-		expect(JSON.stringify(rejected.body)).toContain('Template spring_sale is REJECTED, not APPROVED');
-		expect(await requestsTo('templateSend')).toHaveLength(1);
+		expect(JSON.stringify(rejected.body)).toContain('template \\"spring_sale\\" is REJECTED, cannot be sent');
+		expect(await requestsTo('templateSend')).toEqual([]);
 		await e2e.emulator.reset();
 
 		const sent = await mcp.callTool(tool!.name, { phone: '+14155550123', template: APPOINTMENT_REMINDER, body1: 'Ada', body2: 'Friday' }, 5);

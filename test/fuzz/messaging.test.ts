@@ -217,14 +217,15 @@ function modelTemplateSend(phone: Input, templateId: Input, values: Array<[strin
 		// A blank value carries nothing and is left out (one mapping can serve templates that take different variables).
 		if (text.trim() !== '') variables[name] = text;
 	}
-	// Checked against the account's live templates, whose texts name their variables: each needs a
-	// value (APPOINTMENT_REMINDER body1 and body2, SPRING_SALE body1; UUIDs compared in any letter
-	// case, sent as the account spells it). Everything else (other names beside them, an unknown
-	// template, whether a REJECTED one may go) is the template send's to judge: the values go as given.
-	const listed = template.toLowerCase() === APPOINTMENT_REMINDER.toLowerCase();
-	const takes = listed ? ['body1', 'body2'] : template.toLowerCase() === SPRING_SALE ? ['body1'] : [];
-	if (!takes.every((name) => Object.hasOwn(variables, name))) return 'refusedByTemplate';
-	return { template: listed ? APPOINTMENT_REMINDER : template, variables, phone_number: phoneNumber };
+	// Checked against the account's live templates, whose texts name their variables (UUIDs compared
+	// in any letter case, sent as the account spells it). The run's other item sends
+	// APPOINTMENT_REMINDER, which the list has: a template the list does not have is none of the
+	// account's, and SPRING_SALE is REJECTED; both are refused before any send. APPOINTMENT_REMINDER
+	// needs body1 and body2 and takes no other body variable; other names (media, visit_website,
+	// "Body1", "x") are the template send's to judge: they go as given.
+	if (template.toLowerCase() !== APPOINTMENT_REMINDER.toLowerCase()) return 'refusedByTemplate';
+	if (!['body1', 'body2'].every((name) => Object.hasOwn(variables, name)) || Object.hasOwn(variables, 'body3')) return 'refusedByTemplate';
+	return { template: APPOINTMENT_REMINDER, variables, phone_number: phoneNumber };
 }
 
 describe('Message → Send Template', () => {

@@ -156,16 +156,14 @@ describe('Message → Send Template', () => {
 		expect(emulator.requests.map((request) => `${request.method} ${request.api}`)).toEqual(['GET templates']);
 	});
 
-	it('a variable the template does not seem to take goes to the template send, which judges it (spec 2.3)', async () => {
+	it('a body variable the template does not take fails before sending, naming it (spec 2.3: keys must match the template\'s variables)', async () => {
 		const run = await runOn(emulator, {
 			parameters: sendTemplate(templateById(APPOINTMENT_REMINDER), mapperValue({ body1: 'a', body2: 'b', body9: 'c' })),
 			items: [{}],
 		});
-		expect(run.error?.name).toBe('NodeApiError');
-		expect(run.error?.message).toMatch(/unknown variables: body9/);
-		expect(emulator.requests.filter((request) => request.api === 'templateSend').map((request) => request.body)).toEqual([
-			{ template: APPOINTMENT_REMINDER, variables: { body1: 'a', body2: 'b', body9: 'c' }, phone_number: '+14155550123' },
-		]);
+		expect(run.error?.name).toBe('NodeOperationError');
+		expect(run.error?.message).toMatch(/template "appointment_reminder" does not take "body9"; it takes 2 \(body1, body2\)/);
+		expect(emulator.requests.filter((request) => request.api === 'templateSend')).toEqual([]);
 	});
 });
 
@@ -209,22 +207,26 @@ describe('Message → Send Template and the account\'s templates', () => {
 	});
 
 	it.each([
-		['an ID the list does not have', '0f0e0d0c-0b0a-4909-8807-060504030201', {}, /Template 0f0e0d0c-0b0a-4909-8807-060504030201 not found/],
-		['a REJECTED template', SPRING_SALE, { body1: 'x' }, /Template spring_sale is REJECTED, not APPROVED/],
-		['a PENDING template', FEATURE_ANNOUNCEMENT, { body1: 'x', visit_website: 'y' }, /Template feature_announcement is PENDING, not APPROVED/],
-	] as const)('%s is the template send\'s to judge (spec 2.3, 3: statuses and requirements not shown): sent, and its refusal comes back', async (_, id, values, message) => {
-		const run = await runOn(emulator, {
-			parameters: { ...base, template: '={{ $json.template }}', variables: variablesFromItem },
-			items: [
+		['an ID the list does not have (beside one it has)', '0f0e0d0c-0b0a-4909-8807-060504030201', {}, /^Template \(template\): "0f0e0d0c-0b0a-4909-8807-060504030201" is not one of the \d+ templates your account lists/],
+		['a REJECTED template', SPRING_SALE, { body1: 'x' }, /^Template \(template\): template "spring_sale" is REJECTED, cannot be sent/],
+		['a PENDING template', FEATURE_ANNOUNCEMENT, { body1: 'x', visit_website: 'y' }, /^Template \(template\): template "feature_announcement" is PENDING, cannot be sent yet/],
+	] as const)('%s fails before any send; with Continue On Fail that item alone, and the other goes', async (_, id, values, message) => {
+		const items = [
 			{ phone: '+14155550100', template: APPOINTMENT_REMINDER, body1: 'Ada', body2: 'Monday' },
 			{ phone: '+14155550101', template: id, ...values },
-		],
-			continueOnFail: true,
-		});
+		];
+		const stopped = await runOn(emulator, { parameters: { ...base, template: '={{ $json.template }}', variables: variablesFromItem }, items });
+		expect(stopped.error?.name).toBe('NodeOperationError');
+		expect(stopped.error?.message).toMatch(message);
+		expect(stopped.error?.message).toMatch(/\[item 1\]$/);
+		expect(sends()).toEqual([]);
+
+		emulator.reset();
+		const run = await runOn(emulator, { parameters: { ...base, template: '={{ $json.template }}', variables: variablesFromItem }, items, continueOnFail: true });
 		expect(run.error).toBeUndefined();
 		expect(run.items[0].json.success).toBe(true);
 		expect(run.items[1].json.error).toMatch(message);
-		expect(sends().map((request) => (request.body as { template: string }).template)).toEqual([APPOINTMENT_REMINDER, id]);
+		expect(sends().map((request) => (request.body as { template: string }).template)).toEqual([APPOINTMENT_REMINDER]);
 		expect(emulator.deliveries).toHaveLength(1);
 		expect(reads()).toHaveLength(1);
 	});

@@ -2,9 +2,10 @@
  * Send Template reads the account's templates once per execution and counts each item's values
  * against the template as the service has it when the run starts, not against the fields the
  * editor saved: those are missing when the template comes from an expression and stale when the
- * template changed in the dashboard after the workflow was saved. Which names a template takes
- * and whether it may be sent are the template send's to say: those items go, and its refusal
- * comes back in its words.
+ * template changed in the dashboard after the workflow was saved. What the list says of an item's
+ * template (a status the platform does not send, a body variable its text does not show, an ID
+ * the account does not have beside the run's other templates) fails the item before any send: a
+ * bad row must not leave half a batch delivered.
  */
 import type { IDataObject } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
@@ -85,6 +86,35 @@ describe('a template chosen by an expression', () => {
 		});
 		expectSentAndRefused(run, /Template 00000000-0000-4000-8000-000000000000 not found/);
 	});
+
+	it("one row whose template the account's list does not have, beside rows whose templates it has: nothing is sent, the row is named", async () => {
+		const items = Array.from({ length: 40 }, (_, n) => ({ template: APPOINTMENT_REMINDER, first: `P${n}`, second: 'Friday', phone: `+141555501${String(n).padStart(2, '0')}` }));
+		items[20] = { ...items[20], template: '00000000-0000-4000-8000-000000000000' };
+		const run = await runOn(emulator, { parameters: { ...perItem, phoneNumber: '={{ $json.phone }}' }, items });
+		expect(run.error?.name).toBe('NodeOperationError');
+		expect(run.error?.message).toMatch(
+			/^Template \(template\): "00000000-0000-4000-8000-000000000000" is not one of the \d+ templates your account lists \(the other items' templates are among them\); check the ID, or choose the template from the list \[item 20\]$/,
+		);
+		expectNothingSent();
+	});
+
+	it('one row with a REJECTED template among 40: nothing is sent; with Continue On Fail the 39 others go and that row fails on its own', async () => {
+		const items = Array.from({ length: 40 }, (_, n) => ({ template: APPOINTMENT_REMINDER, first: `P${n}`, second: 'Friday', phone: `+141555501${String(n).padStart(2, '0')}` }));
+		items[20] = { ...items[20], template: SPRING_SALE };
+		const parameters = { ...perItem, phoneNumber: '={{ $json.phone }}' };
+		const run = await runOn(emulator, { parameters, items });
+		expect(run.error?.message).toBe('Template (template): template "spring_sale" is REJECTED, cannot be sent; choose an approved template [item 20]');
+		expectNothingSent();
+
+		emulator.reset();
+		const continuing = await runOn(emulator, { parameters, items, continueOnFail: true });
+		expect(continuing.error).toBeUndefined();
+		expect(continuing.items.map((item, n) => (item.json.success === true ? 'sent' : `${n}: ${String(item.json.error)}`)).filter((x) => x !== 'sent')).toEqual([
+			'20: Template (template): template "spring_sale" is REJECTED, cannot be sent; choose an approved template [item 20]',
+		]);
+		expect(requestsTo('templateSend')).toHaveLength(39);
+		expect(emulator.deliveries).toHaveLength(39);
+	});
 });
 
 describe('a saved schema that no longer matches the template', () => {
@@ -101,10 +131,13 @@ describe('a saved schema that no longer matches the template', () => {
 		expectNothingSent();
 	});
 
-	it('when the template lost a variable, the values given go, and the template send says which it does not take', async () => {
+	it('fails before sending when the template lost a variable the mapping still fills', async () => {
 		changeTemplate(emulator, APPOINTMENT_REMINDER, 'Hello [b:1], see you soon.');
 		const run = await runOn(emulator, { parameters: savedWithTwo(), items: [{}] });
-		expectSentAndRefused(run, /unknown variables: body2/);
+		expect(run.error?.message).toBe(
+			'Variables (variables): template "appointment_reminder" does not take "body2"; it takes 1 (body1). Leave the others empty for this template [item 0]',
+		);
+		expectNothingSent();
 	});
 
 	it('the editor offers the live fields, not the saved ones', async () => {
@@ -124,16 +157,19 @@ describe('a saved schema that no longer matches the template', () => {
 });
 
 describe('a template that is not approved', () => {
-	it('is the template send\'s to judge (spec 3: the statuses are not shown): sent, and refused in its words, whether rejected or pending', async () => {
+	it('fails before sending, saying the platform does not send it (rejected) or not yet (pending)', async () => {
 		const rejected = await runOn(emulator, { parameters: sendTemplate(templateById(SPRING_SALE), mapperValue({ body1: '20%' })), items: [{}] });
-		expectSentAndRefused(rejected, /Template spring_sale is REJECTED, not APPROVED/);
+		expect(rejected.error?.name).toBe('NodeOperationError');
+		expect(rejected.error?.message).toBe('Template (template): template "spring_sale" is REJECTED, cannot be sent; choose an approved template [item 0]');
+		expectNothingSent();
 
 		emulator.reset();
 		const pending = await runOn(emulator, {
 			parameters: sendTemplate(templateById(FEATURE_ANNOUNCEMENT), mapperValue({ body1: 'Ada', visit_website: 'new' })),
 			items: [{}],
 		});
-		expectSentAndRefused(pending, /Template feature_announcement is PENDING, not APPROVED/);
+		expect(pending.error?.message).toBe('Template (template): template "feature_announcement" is PENDING, cannot be sent yet; choose an approved template [item 0]');
+		expectNothingSent();
 	});
 
 	it('one that went back to review in the dashboard after it was picked: the same', async () => {
@@ -142,19 +178,31 @@ describe('a template that is not approved', () => {
 			parameters: sendTemplate(templateById(APPOINTMENT_REMINDER), mapperValue({ body1: 'Ada', body2: 'Friday' })),
 			items: [{}],
 		});
-		expectSentAndRefused(run, /is PENDING, not APPROVED/);
+		expect(run.error?.message).toMatch(/template "appointment_reminder" is PENDING, cannot be sent yet/);
+		expectNothingSent();
+	});
+
+	it('a status the node does not know goes, for the template send to judge', async () => {
+		emulator.setTemplate({ template_id: APPOINTMENT_REMINDER, status: 'ACTIVE_QUALITY_PENDING' });
+		const run = await runOn(emulator, {
+			parameters: sendTemplate(templateById(APPOINTMENT_REMINDER), mapperValue({ body1: 'Ada', body2: 'Friday' })),
+			items: [{}],
+		});
+		expectSentAndRefused(run, /is ACTIVE_QUALITY_PENDING, not APPROVED/);
 	});
 });
 
 describe('variables the template does not take', () => {
-	it('go to the template send, which judges them (spec 2.3: keys must match the template\'s variables)', async () => {
+	it('a body variable the template\'s text does not show fails before sending (spec 2.3: keys must match the template\'s variables)', async () => {
 		const value = { body1: 'Ada', body2: 'Friday', body3: 'extra' };
 		const run = await runOn(emulator, {
 			parameters: sendTemplate(templateById(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'Ada', body2: 'Friday' }), value }),
 			items: [{}],
 		});
-		expectSentAndRefused(run, /unknown variables: body3/);
-		expect((requestsTo('templateSend')[0].body as IDataObject).variables).toEqual(value);
+		expect(run.error?.message).toBe(
+			'Variables (variables): template "appointment_reminder" does not take "body3"; it takes 2 (body1, body2). Leave the others empty for this template [item 0]',
+		);
+		expectNothingSent();
 	});
 
 	it('an empty one is no value: a mapping shared by templates chosen per item may leave it blank', async () => {

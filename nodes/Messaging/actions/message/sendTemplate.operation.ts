@@ -7,7 +7,7 @@ import { firstOf } from '../../../shared/output';
 import type { ItemNeedingService } from '../../../shared/router';
 import type { Run, ServiceApi } from '../../../shared/transport';
 import { asText, checkAttachmentUrl, ItemInput, quoted } from '../../../shared/validation';
-import { accountTemplates, findTemplate, isTemplateId, nameOf, templateVariables, variableNames, variablesNamedByText, variablesTaken } from '../../templates';
+import { accountTemplates, findTemplate, isTemplateId, nameOf, templateVariables, unsendableStatus, variableNames, variablesNamedByText, variablesTaken } from '../../templates';
 import type { TemplateRecord } from '../../templates';
 
 export const option = {
@@ -122,25 +122,58 @@ function asTexts(input: ItemInput, values: IDataObject): Map<string, string> {
  * templates chosen per item that take different variables). When the account's list has the
  * template, an item that leaves out one of its variables fails before anything is sent, naming
  * what is missing as the editor shows it: each one by its name when the template's text names
- * them all (variablesNamedByText), else by how many it takes. Nothing else is judged here:
- * whether other names may go along and whether the template may be sent are the template send's
- * to say (spec 2.3: "Keys must match the template's variables"; required fields and statuses are
- * not shown).
+ * them all (variablesNamedByText), else by how many it takes. Then too, a body variable the text
+ * does not show fails (spec 2.3: "Keys must match the template's variables"). The media header
+ * and the button link are not judged: a template may have them without its text showing them.
  */
 export function variablesToSend(input: ItemInput, template: TemplateRecord | undefined, provided: Map<string, string>): Record<string, string> {
 	const given = new Map([...provided].filter(([, value]) => value.trim() !== ''));
-	const taken = template ? variablesTaken(template) : 0;
-	const unnamed = template && variablesNamedByText(template) ? variableNames(template).some((name) => !given.has(name)) : false;
-	if (template && (given.size < taken || unnamed)) {
-		const names = variableNames(template);
+	if (!template) return Object.fromEntries(given);
+	const taken = variablesTaken(template);
+	const names = variableNames(template);
+	const namedByText = variablesNamedByText(template);
+	const takes = `it takes ${taken}${names.length > 0 ? ` (${names.join(', ')})` : ''}`;
+	if (given.size < taken || (namedByText && names.some((name) => !given.has(name)))) {
 		const labels = new Map(templateVariables(template).map((variable) => [variable.name, variable.label]));
 		const missing = names.filter((name) => !given.has(name));
-		const takes = `it takes ${taken}${names.length > 0 ? ` (${names.join(', ')})` : ''}`;
 		const what = missing.length > 0 ? `a value for ${missing.map((name) => `"${labels.get(name) ?? name}"`).join(', ')}` : `${taken - given.size} more variable value(s)`;
 		// Named as the editor shows the field ("Body 2: …appointment on {2}."), not by its key.
 		input.fail('variables', 'Variables', `template "${nameOf(template)}" needs ${what}; ${takes}`);
 	}
+	const extra = namedByText ? [...given.keys()].filter((name) => /^body\d+$/.test(name) && !names.includes(name)) : [];
+	if (extra.length > 0) {
+		input.fail('variables', 'Variables', `template "${nameOf(template)}" does not take ${extra.map((name) => `"${name}"`).join(', ')}; ${takes}. Leave the others empty for this template`);
+	}
 	return Object.fromEntries(given);
+}
+
+/**
+ * The template IDs of a run's items (those that passed their own checks), in one letter case. A
+ * list of templates that shows one of them is this account's: an item whose template it does not
+ * show names one the account does not have, and fails before anything is sent. A list that shows
+ * none of them (another account's, another environment's) judges none: those messages go, and
+ * the template send says whether it knows the template.
+ */
+interface RunTemplates {
+	ids: Set<string>;
+	/** Whether the account's list shows any of `ids`: known once the list is read. */
+	listed?: boolean;
+}
+const templatesOfRun = new WeakMap<Run, RunTemplates>();
+
+function runTemplates(run: Run): RunTemplates {
+	let templates = templatesOfRun.get(run);
+	if (!templates) templatesOfRun.set(run, (templates = { ids: new Set() }));
+	return templates;
+}
+
+function listsTheRun(run: Run, records: TemplateRecord[]): boolean {
+	const templates = runTemplates(run);
+	if (templates.listed === undefined) {
+		const listed = new Set(records.map((record) => String(record.template_id).toLowerCase()));
+		templates.listed = [...templates.ids].some((id) => listed.has(id));
+	}
+	return templates.listed;
 }
 
 /** Spec 2.4: `{success: true, messaging_response_info: {...}}`. */
@@ -160,9 +193,22 @@ export function prepare(this: IExecuteFunctions, itemIndex: number, run: Run): I
 		input.fail('template', 'Template', `${quoted(templateId)} is not a template ID; template IDs are UUIDs such as 6f1d2c3b-4a59-4e8f-9a7b-1c2d3e4f5a6b`);
 	}
 	const mapped = mappedValues(input, this.getNodeParameter('variables', itemIndex, {}));
+	runTemplates(run).ids.add(templateId.toLowerCase());
 	return {
 		checkAgainstService: async () => {
-			const record = findTemplate(await accountTemplates(run, itemIndex), templateId);
+			const records = await accountTemplates(run, itemIndex);
+			const record = findTemplate(records, templateId);
+			// A bad row must not leave half a batch delivered: what the list says of the template
+			// (one the platform will not send, one the account does not have) fails the item now.
+			const unsendable = record && unsendableStatus(record);
+			if (unsendable) input.fail('template', 'Template', `template "${nameOf(record)}" is ${unsendable}; choose an approved template`);
+			if (!record && listsTheRun(run, records)) {
+				input.fail(
+					'template',
+					'Template',
+					`${quoted(templateId)} is not one of the ${records.length} templates your account lists (the other items' templates are among them); check the ID, or choose the template from the list`,
+				);
+			}
 			const provided = mapped ?? autoMappedValues(input, this.getInputData()[itemIndex]?.json ?? {}, autoMapNames(record));
 			const variables = variablesToSend(input, record, provided);
 			// The account's own spelling of the ID when it lists it: the service may compare it as text.
