@@ -66,6 +66,8 @@ async function probe(this: ICredentialTestFunctions, { method, url, headers, api
 		const parsed = read.type === 'read' ? parseScrubbed(read.text, keySecrets([secret])) : undefined;
 		body = typeof parsed === 'object' && parsed !== null && !(parsed instanceof UnreadableBody) ? parsed : undefined;
 	} catch (error) {
+		// The request went, and no answer came within the test's time: "Could not reach" would send the user to the network.
+		if (signal.aborted) return { status: 'Error', message: `No answer from ${host} within ${PROBE_TIMEOUT_MS / 1000} s; check the URL, or try again later` };
 		const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
 		return { status: 'Error', message: `Could not reach ${host} (${cause})` };
 	}
@@ -85,7 +87,8 @@ async function probe(this: ICredentialTestFunctions, { method, url, headers, api
 	}
 	if (kind === 'authentication') return { status: 'Error', message: `The key was refused (HTTP ${statusCode})${because}` };
 	const endpoint = url.split('?')[0];
-	if (statusCode === 404) return { status: 'Error', message: `Nothing answers at ${endpoint}; check the URL` };
+	// A 404 in the service's own words is its reason (spec 4.3, 4.4: the statuses of their errors are not shown).
+	if (statusCode === 404) return { status: 'Error', message: reason ? `${endpoint} answered HTTP 404: ${reason}; check the URL` : `Nothing answers at ${endpoint}; check the URL` };
 	// Not a refusal of the empty body: nothing at this URL takes the request (a website's page, a path
 	// that moved), so no key was looked at.
 	if (statusCode === 405 || statusCode === 410) {

@@ -77,6 +77,26 @@ describe('the credential Test button', () => {
 		expect(result.message).toMatch(/^Not tested: the service is rate-limiting requests \(HTTP 400\): Rate limit exceeded/);
 	});
 
+	it('a 404 in the service\'s own words gives its reason, and names the URL', async () => {
+		const { url } = await serve((_req, res) => json(res, 404, { error: { code: 'NOT_FOUND', message: 'No templates found' } }));
+		expect(await keyTest('messagingBearerApi', url)).toEqual({ status: 'Error', message: `${url}/get_templates answered HTTP 404: No templates found; check the URL` });
+		const { url: bare } = await serve((_req, res) => {
+			res.writeHead(404, { 'content-type': 'text/html' });
+			res.end('<h1>Not Found</h1>');
+		});
+		expect(await keyTest('messagingBearerApi', bare)).toEqual({ status: 'Error', message: `Nothing answers at ${bare}/get_templates; check the URL` });
+	});
+
+	it('a server that takes the request and never answers: "No answer within 15 s", not "Could not reach"', async () => {
+		let requests = 0;
+		const { url } = await serve(() => {
+			requests++;
+		});
+		const result = await keyTest('messagingXApiKeyApi', url);
+		expect(requests).toBe(1);
+		expect(result).toEqual({ status: 'Error', message: `No answer from ${new URL(url).host} within 15 s; check the URL, or try again later` });
+	}, 30_000);
+
 	it('Bearer: a 200 that is not a list of templates is not "key accepted"', async () => {
 		const { url } = await serve((_req, res) => json(res, 200, {}));
 		const result = await keyTest('messagingBearerApi', url);
