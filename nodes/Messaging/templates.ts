@@ -1,7 +1,7 @@
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
 
 import { isObject, oneLine } from '../shared/errors';
-import { editorRequest, optionalRequest } from '../shared/transport';
+import { checkTarget, editorRequest, optionalRequest } from '../shared/transport';
 import type { Run, ServiceRequest } from '../shared/transport';
 
 /** A template record as list templates returns it (spec part 2.5). */
@@ -71,6 +71,7 @@ function usableOnce(records: unknown[]): TemplateRecord[] {
  * without them, the template send judging each message.
  */
 export async function accountTemplates(run: Run, itemIndex: number): Promise<TemplateRecord[]> {
+	await checkTarget(run, LIST_TEMPLATES.api, itemIndex, true);
 	return await run.once('templates', async () => {
 		const records = await optionalRequest<unknown[]>(run, itemIndex, LIST_TEMPLATES);
 		return records ? usableOnce(records) : [];

@@ -117,6 +117,29 @@ describe('a template chosen by an expression', () => {
 	});
 });
 
+describe('a Templates Base URL given but refused', () => {
+	it('is named before anything is sent, for each item (passed over, it had skipped the checks in silence)', async () => {
+		const credentialData = { ...emulator.credentials.messagingBearerApi, templatesBaseUrl: 'http://example.invalid/api:x' };
+		const parameters = sendTemplate(templateById(APPOINTMENT_REMINDER), mapperValue({ body1: 'Ada', body2: 'Friday' }));
+		const run = await runOn(emulator, { parameters, items: [{}, {}], credentialData });
+		expect(run.error?.message).toBe(
+			'The credential\'s Templates Base URL (templatesBaseUrl) "http://example.invalid/api:x" uses plain http://; the service requires https:// (plain http is only allowed for localhost) [item 0]',
+		);
+		expect(emulator.requests).toEqual([]);
+
+		const continuing = await runOn(emulator, { parameters, items: [{}, {}], credentialData, continueOnFail: true });
+		expect(continuing.items.map((item) => String(item.json.error).match(/\[item \d\]$/)?.[0])).toEqual(['[item 0]', '[item 1]']);
+		expect(emulator.requests).toEqual([]);
+	});
+
+	it('left empty, the messages go as given (the list only helps)', async () => {
+		const credentialData = { ...emulator.credentials.messagingBearerApi, templatesBaseUrl: '' };
+		const run = await runOn(emulator, { parameters: sendTemplate(templateById(APPOINTMENT_REMINDER), mapperValue({ body1: 'Ada', body2: 'Friday' })), items: [{}], credentialData });
+		expect(run.error).toBeUndefined();
+		expect(emulator.requests.map((request) => request.api)).toEqual(['templateSend']);
+	});
+});
+
 describe('a saved schema that no longer matches the template', () => {
 	const savedWithTwo = () => sendTemplate(templateById(APPOINTMENT_REMINDER), mapperValue({ body1: 'Ada', body2: 'Friday' }));
 

@@ -246,8 +246,8 @@ describe('normalizeBaseUrl', () => {
 		expect(normalizeBaseUrl('http://sandbox.example.com/', 'any')).toEqual({ ok: true, baseUrl: 'http://sandbox.example.com' });
 	});
 	it('names what is wrong', () => {
-		expect(normalizeBaseUrl('', 'any')).toEqual({ ok: false, problem: 'is empty' });
-		expect(normalizeBaseUrl(undefined, 'any')).toEqual({ ok: false, problem: 'is empty' });
+		expect(normalizeBaseUrl('', 'any')).toEqual({ ok: false, problem: 'is empty', empty: true });
+		expect(normalizeBaseUrl(undefined, 'any')).toEqual({ ok: false, problem: 'is empty', empty: true });
 		expect(normalizeBaseUrl('api.example.com', 'any').ok).toBe(false);
 		expect(normalizeBaseUrl('ftp://x', 'any').ok).toBe(false);
 		expect(normalizeBaseUrl('https://x.example.com/a?b=1', 'any').ok).toBe(false);

@@ -1,7 +1,8 @@
 /** Where a base URL may point. The messaging APIs require https except on loopback. */
 export type BaseUrlPolicy = 'httpsOrLoopback' | 'any';
 
-export type BaseUrlCheck = { ok: true; baseUrl: string } | { ok: false; problem: string };
+/** `empty`: none was given (an optional one, such as Send Template's Templates Base URL, may be left out). */
+export type BaseUrlCheck = { ok: true; baseUrl: string } | { ok: false; problem: string; empty?: true };
 
 const LOOPBACK_HOSTS = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
@@ -15,7 +16,7 @@ export function isLoopbackHost(hostname: string): boolean {
  */
 export function normalizeBaseUrl(raw: unknown, policy: BaseUrlPolicy): BaseUrlCheck {
 	const value = typeof raw === 'string' ? raw.trim() : '';
-	if (value === '') return { ok: false, problem: 'is empty' };
+	if (value === '') return { ok: false, problem: 'is empty', empty: true };
 	let url: URL;
 	try {
 		url = new URL(value);

@@ -168,10 +168,15 @@ async function newTarget(run: Run, api: ServiceApi, itemIndex: number): Promise<
 
 /**
  * Reads the credential of an API group for the run and checks its base URL, sending nothing:
- * a missing or refused base URL is named before the run reads anything from the service.
+ * a missing or refused base URL is named before the run reads anything from the service. An
+ * `optional` one (read only to help, as Send Template's list of templates) may be left empty; given
+ * and refused (plain http to a remote host, not a URL), it is named all the same: passed over in
+ * silence, it would skip the checks its answer is read for.
  */
-export async function checkTarget(run: Run, api: ServiceApi, itemIndex: number): Promise<void> {
-	baseUrlOf(run, api, await targetOf(run, api, itemIndex), itemIndex);
+export async function checkTarget(run: Run, api: ServiceApi, itemIndex: number, optional = false): Promise<void> {
+	const target = await targetOf(run, api, itemIndex);
+	if (optional && !target.baseUrl.ok && target.baseUrl.empty) return;
+	baseUrlOf(run, api, target, itemIndex);
 }
 
 /** The base URL a request needs, or a clear error naming the credential field (the base URL's, or the key's when it cannot be sent). */
@@ -215,9 +220,10 @@ export async function editorRequest<T = unknown>(this: ILoadOptionsFunctions, re
 
 /**
  * A request the run can do without: its answer's body, or undefined when it failed for any
- * reason (a missing base URL, a refusal, no answer). It goes in a run of its own, sharing the
+ * reason (no base URL given, a refusal, no answer). It goes in a run of its own, sharing the
  * account's limits, so its failure neither stops nor halts `run`; it ends when `run` stops. It
- * holds up the run's sends no longer than an editor call may (one retry, 10 s).
+ * holds up the run's sends no longer than an editor call may (one retry, 10 s). (A base URL given
+ * and refused is named before, by checkTarget with `optional`.)
  */
 export async function optionalRequest<T = unknown>(run: Run, itemIndex: number, request: ServiceRequest): Promise<T | undefined> {
 	const { policy } = run;
