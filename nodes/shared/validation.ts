@@ -99,6 +99,13 @@ export function asText(value: unknown): string | undefined {
 	return undefined;
 }
 
+/**
+ * Text with nothing a reader sees: spaces, line breaks, or only invisible format characters (a
+ * zero-width space pasted from a rich-text field, a direction mark) that would arrive as a blank
+ * message.
+ */
+export const isBlank = (text: string): boolean => text.replace(/\p{Cf}/gu, '').trim() === '';
+
 /** A value quoted in an error message: long ones are cut, so a 100 KB field stays readable. */
 export function quoted(value: string, max = 60): string {
 	return value.length > max ? `"${value.slice(0, max)}…" (${value.length} characters)` : `"${value}"`;
@@ -122,35 +129,55 @@ export class ItemInput {
 		);
 	}
 
-	raw(field: string, fallback?: unknown, options?: { extractValue?: boolean }): unknown {
-		return this.context.getNodeParameter(field, this.itemIndex, fallback, options);
+	/**
+	 * The parameter's value for this item. An expression that fails (a node renamed since it was
+	 * written, `$('Node')` with no run) is named like every other bad value: the field and the item.
+	 */
+	raw(field: string, label: string, fallback?: unknown, options?: { extractValue?: boolean }): unknown {
+		try {
+			return this.context.getNodeParameter(field, this.itemIndex, fallback, options);
+		} catch (error) {
+			if (!(error instanceof Error) || error.name !== 'ExpressionError') throw error;
+			const { description } = error as Error & { description?: string | null };
+			return this.fail(field, label, `its expression failed: ${error.message}`, description ?? undefined);
+		}
 	}
 
 	/** Text that may be empty. */
 	optionalText(field: string, label: string, options?: { extractValue?: boolean }): string {
-		const text = asText(this.raw(field, '', options));
+		return this.textOf(this.raw(field, label, '', options), field, label);
+	}
+
+	/** Text that must not be empty (nor only spaces or invisible characters). */
+	text(field: string, label: string): string {
+		return this.notBlank(this.optionalText(field, label), field, label);
+	}
+
+	phone(field: string, label: string): string {
+		const value = this.raw(field, label, '');
+		const check = normalizePhoneNumber(this.notBlank(this.textOf(value, field, label), field, label));
+		if (!check.ok) {
+			// A column of numbers (a spreadsheet, a CRM) cannot hold the leading +.
+			const asNumber = typeof value === 'number' ? '; it came as a number, which cannot hold the leading +' : '';
+			this.fail(
+				field,
+				label,
+				`${check.problem}${asNumber}`,
+				`Use the international format: a leading + (or 00), the country code, then the number, 7 to 15 digits in all, e.g. +14155550123. Spaces, dashes, dots and brackets are ignored.${asNumber ? ' For numbers stored without their +, write the field as an expression such as {{ "+" + $json.phone }}.' : ''}`,
+			);
+		}
+		return check.phone;
+	}
+
+	private textOf(value: unknown, field: string, label: string): string {
+		const text = asText(value);
 		if (text === undefined) this.fail(field, label, 'must be text or a finite number, not an object or list');
 		return text;
 	}
 
-	/** Text that must not be empty (or only spaces). */
-	text(field: string, label: string): string {
-		const text = this.optionalText(field, label);
-		if (text.trim() === '') this.fail(field, label, 'must not be empty');
+	private notBlank(text: string, field: string, label: string): string {
+		if (isBlank(text)) this.fail(field, label, 'must not be empty');
 		return text;
-	}
-
-	phone(field: string, label: string): string {
-		const check = normalizePhoneNumber(this.text(field, label));
-		if (!check.ok) {
-			this.fail(
-				field,
-				label,
-				check.problem,
-				'Use the international format: a leading + (or 00), the country code, then the number, 7 to 15 digits in all, e.g. +14155550123. Spaces, dashes, dots and brackets are ignored.',
-			);
-		}
-		return check.phone;
 	}
 
 	attachmentUrl(field: string, label: string): { url: string } | undefined {
@@ -163,7 +190,7 @@ export class ItemInput {
 
 	/** A whole number within bounds (IDs, limits). */
 	integer(field: string, label: string, { min }: { min: number }): number {
-		const raw = this.raw(field);
+		const raw = this.raw(field, label);
 		// Decimal only: Number() would also read "0x10", "0b10000" and "1.6e1" as 16.
 		const value = typeof raw === 'string' && /^\s*[+-]?\d+(\.0*)?\s*$/.test(raw) ? Number(raw) : raw;
 		// Said as what came: an AI agent that left the field out reads "undefined" as a value it sent (outside review).

@@ -213,9 +213,10 @@ function modelTemplateSend(phone: Input, templateId: Input, values: Array<[strin
 		const text = modelText(value);
 		if (text === undefined) return mapped === 'byHand' ? 'refused' : 'refusedByTemplate';
 		// The media variable is an attachment's URL: http(s), as Send's attachment.
-		if (name === 'media' && text.trim() !== '' && !isHttpUrl(text.trim())) return mapped === 'byHand' ? 'refused' : 'refusedByTemplate';
-		// A blank value carries nothing and is left out (one mapping can serve templates that take different variables).
-		if (text.trim() !== '') variables[name] = text;
+		const seen = text.replace(/\p{Cf}/gu, '').trim() !== '';
+		if (name === 'media' && seen && !isHttpUrl(text.trim())) return mapped === 'byHand' ? 'refused' : 'refusedByTemplate';
+		// A blank value (nothing a reader sees) carries nothing and is left out (one mapping can serve templates that take different variables).
+		if (seen) variables[name] = text;
 	}
 	// Checked against the account's live templates, whose texts name their variables (UUIDs compared
 	// in any letter case, sent as the account spells it). The run's other item sends

@@ -98,7 +98,8 @@ export function modelPhone(value: Input): string | undefined | typeof UNDECIDED 
 /** Text that must not be empty: the text as it is sent (unchanged), or undefined when refused. */
 export function modelRequiredText(value: Input): string | undefined {
 	const text = modelText(value);
-	return text !== undefined && text.trim() !== '' ? text : undefined;
+	// Blank: nothing a reader sees (spaces, or only invisible format characters such as a zero-width space).
+	return text !== undefined && text.replace(/\p{Cf}/gu, '').trim() !== '' ? text : undefined;
 }
 
 /** A whole number of at least `min`: numbers as they are, decimal strings as the number they spell. */

@@ -153,12 +153,36 @@ describe('bad input fails before any request, naming the item and the field', ()
 		[{ phone: '+14155550123', text: Number.NaN }, /Text \(text\): must be text or a finite number.*\[item 0\]/],
 		[{ phone: '+14155550123', text: Number.POSITIVE_INFINITY }, /Text \(text\): must be text or a finite number.*\[item 0\]/],
 		[{ phone: '+14155550123', text: 'x', url: 'ftp://files.example.com/a.pdf' }, /Attachment URL \(additionalFields\.attachment\): .* must start with https:\/\/ or http:\/\//],
+		// Invisible only (pasted from a rich-text field): it would arrive as a blank message.
+		[{ phone: '+14155550123', text: '\u200b\u200b' }, /^Text \(text\): must not be empty \[item 0\]$/],
+		[{ phone: '+14155550123', text: '\u200d \u2060\ufeff' }, /^Text \(text\): must not be empty \[item 0\]$/],
+		// A column of numbers cannot hold the leading +: said so.
+		[{ phone: 4915112345678, text: 'x' }, /^Phone \(phone\): "4915112345678" is not a phone number in E\.164 format; it came as a number, which cannot hold the leading \+ \[item 0\]$/],
 	])('%j', async (item, message) => {
 		const run = await runOn(emulator, { parameters: send({ additionalFields: { attachment: '={{ $json.url }}' } }), items: [item] });
 		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeOperationError);
 		expect(run.error?.message).toMatch(message);
 		expect((run.error as { context: { itemIndex?: number } }).context.itemIndex).toBe(0);
 		expect(emulator.requests).toHaveLength(0);
+	});
+
+	it('an expression that fails names the field and the item (a node renamed since the expression was written)', async () => {
+		const run = await runOn(emulator, {
+			parameters: send({ text: "={{ $json.first ? 'Hello' : $('Renamed Node').item.json.text }}" }),
+			items: [
+				{ phone: '+14155550123', first: true },
+				{ phone: '+14155550124', first: false },
+			],
+		});
+		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeOperationError);
+		expect(run.error?.message).toBe("Text (text): its expression failed: Referenced node doesn't exist [item 1]");
+		expect((run.error as { context: { itemIndex?: number } }).context.itemIndex).toBe(1);
+		expect(emulator.requests).toHaveLength(0);
+	});
+
+	it('a phone number given as a number says how to write it as text', async () => {
+		const run = await runOn(emulator, { parameters: send(), items: [{ phone: 4915112345678, text: 'x' }] });
+		expect((run.error as { description?: string }).description).toMatch(/\{\{ "\+" \+ \$json\.phone \}\}/);
 	});
 
 	it("an attachment's file type is the service's to judge: a .gif goes, and its refusal (spec 7, condition 9) comes back in its words", async () => {

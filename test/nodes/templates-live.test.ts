@@ -238,6 +238,16 @@ describe('variables the template does not take', () => {
 		expect((requestsTo('templateSend')[0].body as IDataObject).variables).toEqual({ body1: 'Ada', body2: 'Friday' });
 	});
 
+	it('one of only invisible characters is no value either: the template needs its value, and nothing is sent', async () => {
+		const value = { body1: 'Ada', body2: '\u200b' };
+		const run = await runOn(emulator, {
+			parameters: sendTemplate(templateById(APPOINTMENT_REMINDER), { ...mapperValue({ body1: 'Ada', body2: 'Friday' }), value }),
+			items: [{}],
+		});
+		expect(run.error?.message).toMatch(/^Variables \(variables\): template "appointment_reminder" needs a value for "Body 2: /);
+		expectNothingSent();
+	});
+
 	it('__proto__ and constructor never reach the service, and nothing is polluted', async () => {
 		// JSON.parse makes "__proto__" an own key, as a workflow imported from JSON has it; n8n
 		// drops such keys when it resolves the parameter, so the node gets body1 and body2.

@@ -6,7 +6,7 @@ import { isObject } from '../../../shared/errors';
 import { firstOf } from '../../../shared/output';
 import type { ItemNeedingService } from '../../../shared/router';
 import type { Run, ServiceApi } from '../../../shared/transport';
-import { asText, checkAttachmentUrl, ItemInput, quoted } from '../../../shared/validation';
+import { asText, checkAttachmentUrl, isBlank, ItemInput, quoted } from '../../../shared/validation';
 import { accountTemplates, findTemplate, isTemplateId, nameOf, templateVariables, unsendableStatus, variableNames, variablesNamedByText, variablesTaken } from '../../templates';
 import type { TemplateRecord } from '../../templates';
 
@@ -108,7 +108,7 @@ function asTexts(input: ItemInput, values: IDataObject): Map<string, string> {
 		const text = asText(value);
 		if (text === undefined) input.fail(`variables.${name}`, `Variable "${name}"`, 'must be text or a finite number, not an object or list');
 		// Spec 2.3: the media variable is the URL of the attachment, which the service fetches (as Send's Attachment URL).
-		if (name === 'media' && text.trim() !== '') {
+		if (name === 'media' && !isBlank(text)) {
 			const check = checkAttachmentUrl(text);
 			if (!check.ok) input.fail('variables.media', 'Variable "media" (Media URL)', check.problem);
 		}
@@ -127,7 +127,7 @@ function asTexts(input: ItemInput, values: IDataObject): Map<string, string> {
  * and the button link are not judged: a template may have them without its text showing them.
  */
 export function variablesToSend(input: ItemInput, template: TemplateRecord | undefined, provided: Map<string, string>): Record<string, string> {
-	const given = new Map([...provided].filter(([, value]) => value.trim() !== ''));
+	const given = new Map([...provided].filter(([, value]) => !isBlank(value)));
 	if (!template) return Object.fromEntries(given);
 	const taken = variablesTaken(template);
 	const names = variableNames(template);
