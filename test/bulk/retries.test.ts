@@ -351,6 +351,44 @@ describe("n8n's Retry On Fail on a send node", () => {
 		}
 	});
 
+	it('with Retry Sends After Server Errors, a send whose tries may each have been carried out goes Max Retries + 1 times in all, not again on n8n\'s retry, and says it may have been delivered', async () => {
+		// Item 1 is delivered and answered 500 on each of its 3 tries (Max Retries 2). Before: its
+		// error read "... (3 tries)" alone, and n8n's Retry On Fail sent it 3 times more per run.
+		emulator.setFaults({ script: ['ok', '5xx-after', '5xx-after', '5xx-after'] });
+		const run = await runNode({
+			node: retryOnFail(false, { maxConcurrent: 1, retrySendsOnServerError: true, maxRetries: 2 }),
+			items: bulkItems(3),
+			credentials: emulator.credentials as never,
+			expressionEngine: 'legacy',
+		});
+		expect(run.error?.message).toMatch(/^Internal server error \(3 tries\)\. The message may have been delivered, perhaps more than once: .* Check before resending\. \[item 1\]$/);
+		expect((run.error as { context: { itemIndex?: number } }).context.itemIndex).toBe(1);
+		expect(sendRequests(emulator).filter((request) => phoneOfRequest(request) === phoneOf(1))).toHaveLength(3);
+		// Item 0 went once; item 2 (never sent before the stop) went on n8n's retry, once.
+		expect(sendRequests(emulator).map(phoneOfRequest).filter((phone) => phone !== phoneOf(1)).sort()).toEqual([phoneOf(0), phoneOf(2)]);
+	});
+
+	it('with Retry Sends After Server Errors, a send waiting for its next try when the run stopped is not sent again by n8n\'s retry', async () => {
+		// Item 0 is delivered and answered 500: it waits to go again. Item 1 is refused for good meanwhile: the run stops.
+		emulator.setFaults({ script: ['5xx-after', 'success-false'] });
+		await runNode({
+			node: retryOnFail(false, { maxConcurrent: 2, retrySendsOnServerError: true }),
+			items: bulkItems(3),
+			credentials: emulator.credentials as never,
+			expressionEngine: 'legacy',
+		});
+		expect(sendRequests(emulator).filter((request) => phoneOfRequest(request) === phoneOf(0))).toHaveLength(1);
+		expect(emulator.duplicates()).toEqual([]);
+	});
+
+	it('with Retry Sends After Server Errors, a last try refused in the service\'s words still says an earlier one may have been carried out', async () => {
+		// Its second try is refused in the service's words (nothing sent then); the first was delivered, its answer lost.
+		emulator.setFaults({ script: ['5xx-after', 'success-false'] });
+		const run = await runOn(emulator, { parameters: directSendParameters({ retrySendsOnServerError: true, maxRetries: 2 }), items: bulkItems(1), continueOnFail: true });
+		expect(errorText(run.items[0])).toMatch(/\. The message may have been delivered all the same: an earlier try may have been carried out/);
+		expect(emulator.deliveries).toHaveLength(1);
+	});
+
 	it.each(['wrong-shape-200', 'html-200', 'redirect-303', 'redirect-302'] as const)('a send answered %s (the node cannot tell whether it went) is not sent again either', async (fault) => {
 		emulator.setFaults({ script: ['ok', fault] });
 		const run = await runNode({ node: retryOnFail(false), items: bulkItems(3), credentials: emulator.credentials as never, expressionEngine: 'legacy' });

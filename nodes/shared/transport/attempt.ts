@@ -217,7 +217,7 @@ export function mayHaveDone(attempt: Pick<Attempt, 'request'>): string {
  * Whether a request that may have been carried out is held back from another try: a send is (it
  * could go twice), unless the user chose Retry Sends After Server Errors; reads and deletes never are.
  */
-export const heldBackWhenInDoubt = (attempt: Pick<Attempt, 'idempotent' | 'policy'>): boolean => !attempt.idempotent && !attempt.policy.retrySendsOnServerError;
+const heldBackWhenInDoubt = (attempt: Pick<Attempt, 'idempotent' | 'policy'>): boolean => !attempt.idempotent && !attempt.policy.retrySendsOnServerError;
 
 /** For a send whose fate is unknown: says so, and how to trade that for retries. */
 function mayHaveBeenDelivered(attempt: Attempt): { messageSuffix?: string; note?: string } {
@@ -227,6 +227,20 @@ function mayHaveBeenDelivered(attempt: Attempt): { messageSuffix?: string; note?
 		messageSuffix: `. ${done.slice(0, 1).toUpperCase()}${done.slice(1)}: the service may have acted on it before the answer was lost, so it was not sent again (that could duplicate it). Check before resending.`,
 		note: 'Turn on "Retry Sends After Server Errors" only if a duplicate is acceptable.',
 	};
+}
+
+/**
+ * A send that "Retry Sends After Server Errors" tried again and that failed all the same, when
+ * this try (`now`) or an earlier one may have been carried out: said, so no one resends it in the
+ * belief it never went. Undefined for anything else.
+ */
+export function triedAgainMayHaveActed(attempt: Pick<Attempt, 'idempotent' | 'policy' | 'request' | 'mayHaveActed'>, now: boolean): string | undefined {
+	if (attempt.idempotent || heldBackWhenInDoubt(attempt) || !(now || attempt.mayHaveActed)) return undefined;
+	const done = mayHaveDone(attempt);
+	const Done = `${done.slice(0, 1).toUpperCase()}${done.slice(1)}`;
+	return now
+		? `. ${Done}, perhaps more than once: the service may have acted on a try before its answer was lost, and "Retry Sends After Server Errors" sent it again. Check before resending.`
+		: `. ${Done} all the same: an earlier try may have been carried out before its answer was lost ("Retry Sends After Server Errors" sent it again). Check before resending.`;
 }
 
 /**

@@ -14,7 +14,7 @@ import { keyProblem } from '../../../credentials/headerAuthentication';
 import { Deadlines } from './answer';
 import { SERVICE_APIS } from './apis';
 import type { RequestContext, ServiceApi, ServiceRequest } from './apis';
-import { attemptOnce, haltedError, heldBackWhenInDoubt, hostOf, limitNotReopenedError, mayHaveDone, rateLimitedInEditor } from './attempt';
+import { attemptOnce, haltedError, hostOf, limitNotReopenedError, mayHaveDone, rateLimitedInEditor, triedAgainMayHaveActed } from './attempt';
 import type { Attempt, Verdict } from './attempt';
 import { normalizeBaseUrl } from './baseUrl';
 import type { BaseUrlCheck } from './baseUrl';
@@ -331,20 +331,28 @@ function notSentAgain(run: Run, attempt: Attempt, cause: NodeApiError): JobResul
 	const what = attempt.idempotent ? 'the service may have carried it out' : mayHaveDone(attempt);
 	const message = `${cause.message}. The run stopped before it was tried again: ${what}`;
 	const error = new NodeApiError(run.context.getNode(), { message }, { message, description: cause.description ?? undefined, httpCode: cause.httpCode ?? undefined, itemIndex: attempt.itemIndex });
-	return { ok: false, error, fateUnknown: false };
+	// Not sent again, but it may have been carried out: n8n's Retry On Fail must not send it either.
+	return { ok: false, error, fateUnknown: !attempt.idempotent };
 }
 
 /**
- * Whether the failed attempt may have been carried out and was not sent again for that reason
- * (its error says "may have been delivered"): a 5xx, a timeout or a dropped connection after it
- * was written, an answer that does not say what became of it, or one the run stopped waiting
- * for. A send only, and only while "Retry Sends After Server Errors" is off: with it on, the user
- * chose to send such a message again.
+ * Whether a send that failed may have been carried out (its error says "may have been
+ * delivered"): a 5xx, a timeout or a dropped connection after it was written, an answer that does
+ * not say what became of it, or one the run stopped waiting for; on this try, or on an earlier one
+ * that "Retry Sends After Server Errors" sent again. n8n's Retry On Fail then leaves it alone: the
+ * node's own tries (Max Retries) are all the copies the user chose to risk.
  */
 function fateUnknown(attempt: Attempt, verdict: Verdict): boolean {
-	if (!heldBackWhenInDoubt(attempt)) return false;
+	if (attempt.idempotent) return false;
+	if (attempt.mayHaveActed) return true;
 	if (verdict.type === 'retryable') return verdict.outcome.type === 'mayHaveReached';
 	return verdict.type === 'failed' && verdict.fateUnknown === true;
+}
+
+/** The error a failed item ends with, saying what its tries may have done when Retry Sends After Server Errors sent it again. */
+function finalError(attempt: Attempt, error: Error, mayHaveReachedNow: boolean): Error {
+	error.message += triedAgainMayHaveActed(attempt, mayHaveReachedNow) ?? '';
+	return error;
 }
 
 type Next = { type: 'done'; body: unknown } | { type: 'fail'; error: Error; fateUnknown: boolean } | { type: 'again' } | { type: 'backoff'; waitMs: number };
@@ -357,7 +365,9 @@ type Next = { type: 'done'; body: unknown } | { type: 'fail'; error: Error; fate
  */
 function nextStep(run: Run, attempt: Attempt, verdict: Verdict, tried: { failures: number; refusals: number }): Next {
 	if (verdict.type === 'done') return { type: 'done', body: verdict.body };
-	if (verdict.type === 'failed') return { type: 'fail', error: run.failed(verdict.error, verdict.haltsRun), fateUnknown: fateUnknown(attempt, verdict) };
+	if (verdict.type === 'failed') {
+		return { type: 'fail', error: run.failed(finalError(attempt, verdict.error, verdict.fateUnknown === true), verdict.haltsRun), fateUnknown: fateUnknown(attempt, verdict) };
+	}
 	const { outcome } = verdict;
 	// Retries Max Retries bounds: failures; for an editor call (a person waits) rate refusals too.
 	const spent = run.forEditor ? tried.failures + tried.refusals : tried.failures;
@@ -373,7 +383,7 @@ function nextStep(run: Run, attempt: Attempt, verdict: Verdict, tried: { failure
 		const error = verdict.error();
 		// "No answer within 10 s" after two tries took 20 s: the message says it was tried again.
 		if (spent > 0) error.message = `${error.message} (${spent + 1} tries)`;
-		return { type: 'fail', error: run.failed(error), fateUnknown: fateUnknown(attempt, verdict) };
+		return { type: 'fail', error: run.failed(finalError(attempt, error, outcome.type === 'mayHaveReached')), fateUnknown: fateUnknown(attempt, verdict) };
 	}
 	return { type: 'backoff', waitMs: decision.waitMs };
 }
@@ -399,7 +409,8 @@ interface Job {
 
 /**
  * `fateUnknown`: the request went out and may have been carried out, though it failed, and was not
- * sent again for that reason (heldBackWhenInDoubt): n8n's Retry On Fail must not send it either.
+ * sent again for that reason, or only as often as Retry Sends After Server Errors allowed (fateUnknown):
+ * n8n's Retry On Fail must not send it either.
  * `neverSent`: nothing of it reached the service (its wait ended, or only refusals came back).
  */
 type JobResult = { ok: true; body: unknown } | { ok: false; error: Error; fateUnknown: boolean; neverSent?: boolean };
