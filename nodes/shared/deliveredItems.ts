@@ -1,22 +1,32 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 /**
- * n8n's node setting Retry On Fail runs the whole node again when it fails (or when its first
- * output item carries an error), with the same input: every item the first try delivered would
- * be sent again. While that setting is on, a run remembers each item's input and what became of
- * its request; a retry of the same node in the same execution returns those items as they were
- * instead of sending them again. Remembered: the items delivered, and the items whose request went
- * out and may have been carried out though they failed (a 5xx, a timeout, a dropped connection):
- * their error says they were not sent again because that could duplicate them, and a retry of the
- * node must keep that promise. Items never sent, or refused by the service, go again. Only in this
- * process, and only for a few minutes (n8n retries at most five times, at most five seconds apart).
+ * n8n runs a failed node's items again in two ways, with the same input: its node setting Retry
+ * On Fail runs the whole node again within the execution (also when its first output item carries
+ * an error), and the Retry button of a failed execution runs a new execution from the node that
+ * failed. Either way, every item the failed run delivered would be sent again.
+ *
+ * So a node run that does not end with every item sent remembers what became of each item's
+ * request, and a retry of it returns those items as they were instead of sending them again.
+ * Remembered: the items delivered, and the items whose request went out and may have been
+ * carried out though they failed (a 5xx, a timeout, a dropped connection): their error says they
+ * were not sent again because that could duplicate them, and a retry must keep that promise.
+ * Items never sent, or refused by the service, go again. An item is known by its place and its
+ * input, which n8n gives again as it was (its request may differ: an expression with $now).
+ *
+ * Which run a retry repeats: Retry On Fail, the same execution, node and run index (a node run
+ * again in a loop is another run index, not a retry). The Retry button: n8n 2.x tells the new
+ * execution which one it retries (`retryOf` on its lifecycle hooks); n8n 1.x only that it is a
+ * retry, and the run is then the latest failed one of this workflow's node whose inputs are all
+ * the same. Kept in this process only (a queue-mode worker other than the one that ran it does
+ * not know it), for a day, for the last MAX_KEPT failed node runs.
  */
 
 /** What became of an item's request. */
 export type Remembered = { ok: true; data: IDataObject[] } | { ok: false; error: Error };
 
 interface Entry {
-	/** The item's input: a retry reuses the outcome only for the very same input. */
+	/** The item's input (inputKey): a retry reuses the outcome only for the very same input. */
 	input: string;
 	outcome: Remembered;
 	/** The error's description as it was made: the router adds the run's summary to it on each try. */
@@ -25,49 +35,114 @@ interface Entry {
 
 interface Memory {
 	storedAt: number;
+	workflowId: string;
+	node: string;
+	runIndex: string;
 	items: Map<number, Entry>;
+	/** Every item's inputKey, kept for n8n 1.x (no retryOf), whose retry is found by its inputs. */
+	inputs?: string[];
 }
 
-const KEEP_MS = 10 * 60_000;
-const memories = new Map<string, Memory>();
+const KEEP_MS = 24 * 3_600_000;
+const MAX_KEPT = 20;
+/** Failed node runs, oldest first, by `executionId \0 node \0 runIndex`. */
+const kept = new Map<string, Memory>();
 
 export interface DeliveredItems {
-	/** What became of item `itemIndex` of this very input the last time, if it is remembered. */
+	/** What became of item `itemIndex` of this very input in the run this one repeats, if it is remembered. */
 	recall(itemIndex: number, input: unknown): Remembered | undefined;
 	/** The item was delivered, or (a failure) may have been: a retry must not send it again. */
 	remember(itemIndex: number, input: unknown, outcome: Remembered): void;
-	/** The node's run ended without a failure: no retry will come. */
-	forget(): void;
+	/** The run ended: kept for a retry when any item did not succeed, forgotten otherwise. */
+	settle(everyItemSent: boolean): void;
 }
 
-/** The memory of this node run for Retry On Fail, or undefined when the setting is off. */
-export function deliveredItems(context: IExecuteFunctions): DeliveredItems | undefined {
-	const node = context.getNode();
-	if (node.retryOnFail !== true) return undefined;
-	const now = Date.now();
-	for (const [key, memory] of memories) if (now - memory.storedAt > KEEP_MS) memories.delete(key);
-	// n8n keeps the run index on its context; a node run again in a loop is another run, not a retry.
-	const runIndex = (context as unknown as { runIndex?: unknown }).runIndex;
-	const key = `${context.getExecutionId()}\u0000${node.name}\u0000${typeof runIndex === 'number' ? runIndex : ''}`;
-	let memory = memories.get(key);
-	if (!memory) {
-		memory = { storedAt: now, items: new Map() };
-		memories.set(key, memory);
+/**
+ * A short key for an item's input: a day's memory of 50,000 items holds these, not their JSON.
+ * cyrb53 (a public-domain 53-bit string hash) over the JSON, with its length.
+ */
+function inputKey(input: unknown): string {
+	let json: string;
+	try {
+		json = JSON.stringify(input ?? null);
+	} catch {
+		// Not JSON (a cycle): no later input is known to be the same.
+		return `unreadable:${Math.random()}`;
 	}
-	const items = memory.items;
+	let h1 = 0xdeadbeef;
+	let h2 = 0x41c6ce57;
+	for (let i = 0; i < json.length; i++) {
+		const code = json.charCodeAt(i);
+		h1 = Math.imul(h1 ^ code, 2654435761);
+		h2 = Math.imul(h2 ^ code, 1597334677);
+	}
+	h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+	h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+	return `${json.length}:${(4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36)}`;
+}
+
+/** n8n's lifecycle hooks of the execution: n8n 2.x has `retryOf` on them (undefined when it is no retry). */
+function hooksOf(context: IExecuteFunctions): { retryOf?: unknown } | undefined {
+	return (context as unknown as { additionalData?: { hooks?: { retryOf?: unknown } } }).additionalData?.hooks;
+}
+
+/** The failed node run this one repeats, if it is kept. */
+function repeated(context: IExecuteFunctions, key: string, node: string, runIndex: string): Memory | undefined {
+	// Retry On Fail: the same execution.
+	const same = kept.get(key);
+	if (same) return same;
+	if (context.getMode() !== 'retry') return undefined;
+	const hooks = hooksOf(context);
+	if (hooks && 'retryOf' in hooks) {
+		return typeof hooks.retryOf === 'string' ? kept.get(`${hooks.retryOf}\u0000${node}\u0000${runIndex}`) : undefined;
+	}
+	// n8n 1.x: the latest failed run of this node whose inputs are all the same.
+	const workflowId = context.getWorkflow().id ?? '';
+	const inputs = context.getInputData().map((item) => inputKey(item.json));
+	return [...kept.values()]
+		.reverse()
+		.find(
+			(memory) =>
+				memory.workflowId === workflowId &&
+				memory.node === node &&
+				memory.runIndex === runIndex &&
+				memory.inputs?.length === inputs.length &&
+				memory.inputs.every((input, index) => input === inputs[index]),
+		);
+}
+
+/** The memory of this node run for n8n's retries. */
+export function deliveredItems(context: IExecuteFunctions): DeliveredItems {
+	const now = Date.now();
+	for (const [key, memory] of kept) if (now - memory.storedAt > KEEP_MS) kept.delete(key);
+	const node = context.getNode().name;
+	// n8n keeps the run index on its context.
+	const index = (context as unknown as { runIndex?: unknown }).runIndex;
+	const runIndex = typeof index === 'number' ? String(index) : '';
+	const key = `${context.getExecutionId()}\u0000${node}\u0000${runIndex}`;
+	// What the repeated run kept goes on with this one: a retry of a retry still knows it.
+	const items = new Map(repeated(context, key, node, runIndex)?.items ?? []);
 	return {
 		recall: (itemIndex, input) => {
 			const entry = items.get(itemIndex);
-			if (!entry || entry.input !== JSON.stringify(input ?? null)) return undefined;
+			if (!entry || entry.input !== inputKey(input)) return undefined;
 			if (!entry.outcome.ok) (entry.outcome.error as { description?: unknown }).description = entry.description;
 			return entry.outcome;
 		},
 		remember: (itemIndex, input, outcome) => {
 			const description = outcome.ok ? undefined : (outcome.error as { description?: unknown }).description;
-			items.set(itemIndex, { input: JSON.stringify(input ?? null), outcome, description });
+			items.set(itemIndex, { input: inputKey(input), outcome, description });
 		},
-		forget: () => {
-			memories.delete(key);
+		settle: (everyItemSent) => {
+			kept.delete(key);
+			if (everyItemSent || items.size === 0) return;
+			const hooks = hooksOf(context);
+			const inputs = hooks && 'retryOf' in hooks ? undefined : context.getInputData().map((item) => inputKey(item.json));
+			kept.set(key, { storedAt: Date.now(), workflowId: context.getWorkflow().id ?? '', node, runIndex, items, inputs });
+			for (const oldest of kept.keys()) {
+				if (kept.size <= MAX_KEPT) break;
+				kept.delete(oldest);
+			}
 		},
 	};
 }

@@ -80,69 +80,70 @@ export async function router(this: IExecuteFunctions, resources: Record<string, 
 	const run = startRun(this);
 	const includeRawResponse = this.getNodeParameter('options.includeRawResponse', 0, false) === true;
 	const results = new Array<ItemResult>(items.length);
-	const prepared = await prepareItems.call(this, run, operation, results);
-
-	// Retry On Fail runs the node again: items this execution already delivered, or may have
-	// delivered, are returned as they were, not sent again. An item is known by its input, which
-	// n8n gives again as it was (its request may differ: an expression with $now or a random ID).
+	// n8n runs a failed node's items again (Retry On Fail; a failed execution's Retry button): what
+	// the run it repeats delivered, or may have delivered, is returned as it was, not sent again.
 	const delivered = deliveredItems(this);
-	const inputOf = (itemIndex: number) => items[itemIndex]?.json;
-	if (delivered) {
+	try {
+		const prepared = await prepareItems.call(this, run, operation, results);
+
+		const inputOf = (itemIndex: number) => items[itemIndex]?.json;
 		prepared.forEach((item, itemIndex) => {
 			const outcome = item && delivered.recall(itemIndex, inputOf(itemIndex));
 			if (!outcome) return;
 			results[itemIndex] = outcome;
 			prepared[itemIndex] = undefined;
 		});
-	}
 
-	await sendAll(
-		run,
-		prepared.map((item) => item && { request: item.request, recipient: item.recipient }),
-		(itemIndex, result) => {
-			if (!result.ok) {
-				results[itemIndex] = { ok: false, error: result.error, fateUnknown: result.fateUnknown, neverSent: result.neverSent };
-				if (result.fateUnknown) delivered?.remember(itemIndex, inputOf(itemIndex), results[itemIndex]);
+		await sendAll(
+			run,
+			prepared.map((item) => item && { request: item.request, recipient: item.recipient }),
+			(itemIndex, result) => {
+				if (!result.ok) {
+					results[itemIndex] = { ok: false, error: result.error, fateUnknown: result.fateUnknown, neverSent: result.neverSent };
+					if (result.fateUnknown) delivered.remember(itemIndex, inputOf(itemIndex), results[itemIndex]);
+					prepared[itemIndex] = undefined;
+					return;
+				}
+				try {
+					const output = prepared[itemIndex]!.output(result.body);
+					const data = Array.isArray(output) ? output : [includeRawResponse ? { ...output, rawResponse: result.body as IDataObject } : output];
+					results[itemIndex] = { ok: true, data };
+					delivered.remember(itemIndex, inputOf(itemIndex), results[itemIndex]);
+				} catch (error) {
+					results[itemIndex] = { ok: false, error: error as Error };
+				}
 				prepared[itemIndex] = undefined;
-				return;
-			}
-			try {
-				const output = prepared[itemIndex]!.output(result.body);
-				const data = Array.isArray(output) ? output : [includeRawResponse ? { ...output, rawResponse: result.body as IDataObject } : output];
-				results[itemIndex] = { ok: true, data };
-				delivered?.remember(itemIndex, inputOf(itemIndex), results[itemIndex]);
-			} catch (error) {
-				results[itemIndex] = { ok: false, error: error as Error };
-			}
-			prepared[itemIndex] = undefined;
-		},
-	);
-	// Items the run never started (it stopped, or was cancelled): not sent.
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) results[itemIndex] ??= { ok: false, error: new RunStoppedError() };
-	if (isCancellation(run.signal.reason)) {
-		const cancelled = withRunSummary(this, run.signal.reason as Error, results);
-		// A server saves a cancelled execution when the cancel comes, without waiting for this error
-		// (n8n-core's setupCancellation): its log is where the list of what went reaches the user.
-		const summary = (cancelled as Partial<NodeOperationError>).description;
-		if (summary) this.logger.warn(`${this.getNode().name}: the execution was cancelled. ${summary}`, { executionId: this.getExecutionId() });
-		throw cancelled;
+			},
+		);
+		// Items the run never started (it stopped, or was cancelled): not sent.
+		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) results[itemIndex] ??= { ok: false, error: new RunStoppedError() };
+		if (isCancellation(run.signal.reason)) {
+			const cancelled = withRunSummary(this, run.signal.reason as Error, results);
+			// A server saves a cancelled execution when the cancel comes, without waiting for this error
+			// (n8n-core's setupCancellation): its log is where the list of what went reaches the user.
+			const summary = (cancelled as Partial<NodeOperationError>).description;
+			if (summary) this.logger.warn(`${this.getNode().name}: the execution was cancelled. ${summary}`, { executionId: this.getExecutionId() });
+			throw cancelled;
+		}
+
+		if (!run.continueOnFail) {
+			const failed = results.findIndex((result) => result && !result.ok && !(result.error instanceof RunStoppedError));
+			if (failed >= 0) throw withRunSummary(this, (results[failed] as { error: Error }).error, results);
+		}
+
+		return [
+			results.flatMap((result, itemIndex) =>
+				result.ok
+					? this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(result.data), { itemData: { item: itemIndex } })
+					: [errorItem(result.error, itemIndex)],
+			),
+		];
+	} finally {
+		// Every item sent: no retry will come. Anything else (a failure, a stop, bad input) is kept for one.
+		let everyItemSent = true;
+		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) if (results[itemIndex]?.ok !== true) everyItemSent = false;
+		delivered.settle(everyItemSent);
 	}
-
-	// Nothing failed: no retry will come for what was delivered.
-	if (results.every((result) => result.ok)) delivered?.forget();
-
-	if (!run.continueOnFail) {
-		const failed = results.findIndex((result) => result && !result.ok && !(result.error instanceof RunStoppedError));
-		if (failed >= 0) throw withRunSummary(this, (results[failed] as { error: Error }).error, results);
-	}
-
-	return [
-		results.flatMap((result, itemIndex) =>
-			result.ok
-				? this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(result.data), { itemData: { item: itemIndex } })
-				: [errorItem(result.error, itemIndex)],
-		),
-	];
 }
 
 /**

@@ -448,3 +448,67 @@ describe("n8n's Retry On Fail on a send node", () => {
 		expect(sendRequests(emulator).map(phoneOfRequest).sort()).toEqual([phoneOf(0), phoneOf(1), phoneOf(1)]);
 	});
 });
+
+describe("the Retry button of a failed execution (n8n runs a new execution from the node that failed, with the same input)", () => {
+	const sendNode = { type: 'messaging', parameters: directSendParameters({ maxConcurrent: 1 }), credentials: ['messagingBearerApi'] };
+	const run = async (items: ReturnType<typeof bulkItems>, retryOf?: string, hooksAsN8n1 = false) =>
+		await runNode({ node: sendNode, items, credentials: emulator.credentials as never, expressionEngine: 'legacy', retryOf, hooksAsN8n1 });
+
+	it.each([
+		['n8n 2.x: the hooks name the execution retried', false],
+		['n8n 1.x: found by its inputs', true],
+	])('%s: what the failed run delivered is not sent again, and its output is as it was', async (_, asN8n1) => {
+		// Item 2 is refused for good (nothing delivered): the run stops with items 0 and 1 delivered, item 3 not sent.
+		emulator.setFaults({ script: ['ok', 'ok', 'success-false'] });
+		const items = bulkItems(4);
+		const failed = await run(items, undefined, asN8n1);
+		expect(failed.error?.message).toMatch(/\[item 2\]/);
+		expect(emulator.deliveries.map((delivery) => delivery.recipient)).toEqual([phoneOf(0), phoneOf(1)]);
+
+		const retried = await run(items, failed.run.executionId, asN8n1);
+		expect(retried.error).toBeUndefined();
+		expect(retried.items.map((item) => item.json.success)).toEqual([true, true, true, true]);
+		// Before: items 0 and 1 went again (2 duplicates per retry).
+		expect(emulator.duplicates()).toEqual([]);
+		expect(emulator.deliveries.map((delivery) => delivery.recipient)).toEqual([0, 1, 2, 3].map(phoneOf));
+		expect(sendRequests(emulator).map(phoneOfRequest)).toEqual([0, 1, 2, 2, 3].map(phoneOf));
+	});
+
+	it('one that may have been delivered is not sent again on the retry either, and says so again', async () => {
+		emulator.setFaults({ script: ['ok', '5xx-after'] });
+		const items = bulkItems(3);
+		const failed = await run(items);
+		expect(failed.error?.message).toMatch(MAY_HAVE_BEEN_DELIVERED);
+		const retried = await run(items, failed.run.executionId);
+		expect(retried.error?.message).toMatch(MAY_HAVE_BEEN_DELIVERED);
+		expect((retried.error as { context: { itemIndex?: number } }).context.itemIndex).toBe(1);
+		expect(emulator.duplicates()).toEqual([]);
+		expect(sendRequests(emulator).map(phoneOfRequest)).toEqual([0, 1, 2].map(phoneOf));
+	});
+
+	it('a retry of that retry still knows what the first run delivered', async () => {
+		emulator.setFaults({ script: ['ok', 'success-false', 'success-false'] });
+		const items = bulkItems(3);
+		const first = await run(items);
+		const second = await run(items, first.run.executionId);
+		expect(second.error?.message).toMatch(/\[item 1\]/);
+		const third = await run(items, second.run.executionId);
+		expect(third.error).toBeUndefined();
+		expect(emulator.duplicates()).toEqual([]);
+		expect(emulator.deliveries.map((delivery) => delivery.recipient)).toEqual([0, 1, 2].map(phoneOf));
+	});
+
+	it('a new execution with the same input (not a retry) sends everything, and so does an n8n 1.x retry whose inputs differ', async () => {
+		emulator.setFaults({ script: ['ok', 'success-false'] });
+		const items = bulkItems(2);
+		await run(items);
+		await run(items);
+		expect(sendRequests(emulator).map(phoneOfRequest)).toEqual([0, 1, 0, 1].map(phoneOf));
+
+		emulator.reset();
+		emulator.setFaults({ script: ['ok', 'success-false'] });
+		const failed = await run(items, undefined, true);
+		await run([items[0], { ...items[1], text: 'changed' }], failed.run.executionId, true);
+		expect(sendRequests(emulator).map(phoneOfRequest)).toEqual([0, 1, 0, 1].map(phoneOf));
+	});
+});

@@ -84,6 +84,26 @@ test("n8n's Retry On Fail after a reset once the send was written: sent once, th
 	expect(state.deliveries).toBe(1);
 });
 
+test("n8n's Retry button of a failed execution: what the failed run delivered is not sent again", async () => {
+	// Item 2 is refused for good: items 0 and 1 went, item 3 was not sent.
+	await e2e.emulator.setFaults({ script: ['ok', 'ok', 'success-false'] });
+	const send = packageNode(ctx, {
+		name: 'Send',
+		parameters: { resource: 'message', operation: 'send', phone: '={{ $json.phone }}', text: '={{ $json.text }}', options: { maxConcurrent: 1 } },
+	});
+	const items = Array.from({ length: 4 }, (_, index) => ({ phone: `+1415555${String(2000 + index)}`, text: `retried ${index}` }));
+	const { execution } = await runNode(e2e, send, { items });
+	expect(execution.status).toBe('error');
+	const retried = await e2e.rest.waitForExecution(await e2e.rest.retryExecution(execution.id));
+	expect(retried.mode).toBe('retry');
+	expect(retried.status, JSON.stringify(retried.data.resultData.error)).toBe('success');
+	expect(outputItems(retried, 'Send').map((item) => item.success)).toEqual([true, true, true, true]);
+	// Before: items 0 and 1 went again.
+	const state = await e2e.emulator.state();
+	expect(state.duplicates).toEqual([]);
+	expect(state.deliveries).toBe(4);
+});
+
 describe('stopping is prompt through the real server', () => {
 	const pacedSend = (continueOnFail: boolean) =>
 		packageNode(ctx, {

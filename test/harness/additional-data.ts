@@ -31,14 +31,17 @@ export interface AdditionalDataOptions {
 	workflowData?: IWorkflowBase;
 	/** LoadOptionsContext reads the node's current parameters from here. */
 	currentNodeParameters?: INodeParameters;
+	/** The execution this one retries (n8n's Retry button), on the lifecycle hooks as n8n 2.x puts it. */
+	retryOf?: string;
 }
 
 export function createHooks(
 	mode: WorkflowExecuteMode,
 	executionId: string,
 	workflowData: IWorkflowBase,
+	retryOf?: string,
 ) {
-	return new n8nCore.ExecutionLifecycleHooks(mode, executionId, workflowData);
+	return new n8nCore.ExecutionLifecycleHooks(mode, executionId, workflowData, retryOf);
 }
 
 export function workflowBase(
@@ -72,7 +75,7 @@ export function createAdditionalData(options: AdditionalDataOptions): IWorkflowE
 
 	const additionalData: IWorkflowExecuteAdditionalData = {
 		credentialsHelper: options.credentialsHelper,
-		hooks: createHooks(options.mode, executionId, workflowData),
+		hooks: createHooks(options.mode, executionId, workflowData, options.retryOf),
 		executionId,
 		workflowId: workflowData.id,
 		userId: 'harness-user',

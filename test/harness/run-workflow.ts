@@ -50,6 +50,13 @@ export interface RunWorkflowOptions {
 	expressionEngine?: ExpressionEngine;
 	/** Cancels the execution when aborted, as n8n's "Stop" button (or its cancel API) does. */
 	signal?: AbortSignal;
+	/**
+	 * Runs as n8n's Retry button of a failed execution does: in mode 'retry', the lifecycle hooks
+	 * naming the execution retried (a RunResult's executionId), as n8n 2.x has them.
+	 */
+	retryOf?: string;
+	/** Lifecycle hooks as n8n 1.x has them: without `retryOf` (a retry is then known by its mode only). */
+	hooksAsN8n1?: boolean;
 }
 
 export interface NodeRun {
@@ -77,6 +84,8 @@ export interface RunResult {
 	status: IRun['status'];
 	/** Node names in the order they finished. */
 	executionOrder: string[];
+	/** The execution's id (what a retry names: RunWorkflowOptions.retry). */
+	executionId: string;
 }
 
 const STICKY_NOTE = 'n8n-nodes-base.stickyNote';
@@ -187,8 +196,8 @@ export async function runWorkflow(opts: RunWorkflowOptions): Promise<RunResult> 
 
 async function execute(opts: RunWorkflowOptions): Promise<RunResult> {
 	const pkg = opts.package ?? loadPackage();
-	// What the editor's "Execute workflow" uses.
-	const mode = 'manual';
+	// What the editor's "Execute workflow" uses, or the Retry button of a failed execution.
+	const mode = opts.retryOf !== undefined ? 'retry' : 'manual';
 	const name = opts.workflow.name ?? 'Harness workflow';
 	const settings = (opts.workflow.settings ?? { executionOrder: 'v1' }) as IWorkflowSettings;
 	const nodes = normalizeNodes(opts.workflow.nodes as unknown[], pkg);
@@ -213,7 +222,9 @@ async function execute(opts: RunWorkflowOptions): Promise<RunResult> {
 		mode,
 		executionId,
 		workflowData: workflowBase(name, settings, { nodes, connections }),
+		retryOf: opts.retryOf,
 	});
+	if (opts.hooksAsN8n1) delete (additionalData.hooks as { retryOf?: string }).retryOf;
 	const executionOrder: string[] = [];
 	additionalData.hooks!.addHandler('nodeExecuteAfter', (nodeName) => {
 		executionOrder.push(nodeName);
@@ -253,6 +264,7 @@ async function execute(opts: RunWorkflowOptions): Promise<RunResult> {
 		data,
 		status: data.status,
 		executionOrder,
+		executionId,
 	};
 	for (const [nodeName, runs] of Object.entries(runData)) {
 		result.nodes[nodeName] = toNodeRun(runs, capturedErrors.get(nodeName));
@@ -302,6 +314,8 @@ export interface RunNodeOptions {
 	package?: LoadedPackage;
 	expressionEngine?: ExpressionEngine;
 	signal?: AbortSignal;
+	retryOf?: string;
+	hooksAsN8n1?: boolean;
 }
 
 export const INPUT_NODE_NAME = 'Input';
@@ -363,6 +377,8 @@ export async function runNode(opts: RunNodeOptions): Promise<NodeRun & { run: Ru
 		startNode: INPUT_NODE_NAME,
 		expressionEngine: opts.expressionEngine,
 		signal: opts.signal,
+		retryOf: opts.retryOf,
+		hooksAsN8n1: opts.hooksAsN8n1,
 	});
 	const nodeRun = run.nodes[nodeName] ?? { items: [], outputs: [], runs: [], error: run.error };
 	return { ...nodeRun, run };

@@ -157,7 +157,11 @@ function respond(answer: Answer, options: IHttpRequestOptions): unknown {
 }
 
 /** The parts of n8n's execute context the node uses, for one execution of Messaging → Send. */
+/** Execution IDs are unique in n8n: a node's memory for retries (deliveredItems) is found by them. */
+let executionsStarted = 0;
+
 function context(service: FakeService, index: number, execution: Execution, credentialId: string, cancel: AbortSignal): IExecuteFunctions {
+	const executionId = `model-${++executionsStarted}`;
 	const items: IDataObject[] = Array.from({ length: execution.items }, (_, item) => ({
 		phone: phoneOf(index, execution.recipients[item % execution.recipients.length]),
 		text: `message ${item}`,
@@ -196,7 +200,9 @@ function context(service: FakeService, index: number, execution: Execution, cred
 		getNode: () => node,
 		getCredentials: async () => ({ accessToken: 'model-token-0123456789', sendBaseUrl: 'https://api.example.test/api:send' }),
 		getExecutionCancelSignal: () => cancel,
-		getExecutionId: () => `model-${index}`,
+		getExecutionId: () => executionId,
+		getMode: () => 'manual',
+		getWorkflow: () => ({ id: 'model-workflow', name: 'Model', active: false }),
 		// What a cancelled run writes to n8n's log (its list of what went) is test/bulk/stop-and-share.test.ts's to check.
 		logger: { warn: () => undefined },
 		helpers: {

@@ -184,6 +184,18 @@ export class N8nRest {
 		return await this.post(`/rest/workflows/${id}/run`, { ...workflowData, ...body });
 	}
 
+	/**
+	 * The Retry button of a failed execution: POST /rest/executions/:id/retry. n8n runs a new
+	 * execution (mode "retry") from the node that failed; it answers with the new execution, or
+	 * its id (the shape differs between versions).
+	 */
+	async retryExecution(id: string, loadWorkflow = false): Promise<string> {
+		const answer = await this.post<unknown>(`/rest/executions/${id}/retry`, { loadWorkflow });
+		const found = typeof answer === 'object' && answer !== null ? (answer as { id?: unknown }).id : answer;
+		if (typeof found !== 'string' && typeof found !== 'number') throw new Error(`The retry did not start: ${JSON.stringify(answer)}`);
+		return String(found);
+	}
+
 	/** Reads one execution, parsing its flatted data. */
 	async getExecution(id: string): Promise<ExecutionResult> {
 		const raw = await this.get<Record<string, unknown>>(`/rest/executions/${id}`);
