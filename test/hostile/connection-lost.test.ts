@@ -111,3 +111,37 @@ describe('a connection that breaks after the request was read is not sent again'
 		expect(run.items[0].json.error).not.toMatch(/may have been delivered/);
 	});
 });
+
+describe('a service that refuses connections for a moment (a restart, a deploy)', () => {
+	it('1.5 s of refused connections: every item is delivered once it is back, with the default retries', async () => {
+		const delivered: string[] = [];
+		const answer = (socket: net.Socket) => {
+			let request = '';
+			socket.on('data', (chunk: Buffer) => {
+				request += chunk.toString();
+				const [head, body = ''] = request.split('\r\n\r\n');
+				const length = Number(/content-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+				if (Buffer.byteLength(body) < length) return;
+				delivered.push((JSON.parse(body) as { phone: string }).phone);
+				const json = JSON.stringify({ message: 'Message sent successfully' });
+				socket.end(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${json.length}\r\nconnection: close\r\n\r\n${json}`);
+			});
+		};
+		// The port is found, then left closed (every connect refused) until 1.5 s later.
+		const probe = net.createServer();
+		await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+		const { port } = probe.address() as net.AddressInfo;
+		await new Promise((resolve) => probe.close(resolve));
+		const server = net.createServer(answer);
+		const reopened = new Promise<void>((resolve) => setTimeout(() => server.listen(port, '127.0.0.1', resolve), 1_500));
+		cleanups.push(async () => {
+			await reopened;
+			await new Promise((resolve) => server.close(resolve));
+		});
+		const items = Array.from({ length: 20 }, (_, index) => ({ phone: `+141555501${String(index).padStart(2, '0')}` }));
+		const run = await runOn({ credentials: credentialsAt(`http://127.0.0.1:${port}`, TOKEN) }, { parameters: sendParameters(), items, continueOnFail: true });
+		// Before: with full jitter five retries could all fall within the 1.5 s; about one item in 30 failed "(6 tries)".
+		expect(run.items.map((item) => item.json.error ?? 'sent')).toEqual(items.map(() => 'sent'));
+		expect(delivered.sort()).toEqual(items.map((item) => item.phone));
+	}, 30_000);
+});

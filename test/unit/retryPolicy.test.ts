@@ -49,12 +49,17 @@ describe('decideRetry: a send only when it provably never reached the service', 
 });
 
 describe('backoffMs', () => {
-	it('grows exponentially, is capped, and is jittered below the ceiling', () => {
+	it('grows exponentially, is capped, and is jittered in the upper half below the ceiling', () => {
 		expect(backoffMs(1, () => 1)).toBe(250);
 		expect(backoffMs(3, () => 1)).toBe(1000);
 		expect(backoffMs(20, () => 1)).toBe(8000);
-		expect(backoffMs(3, () => 0)).toBe(0);
-		expect(backoffMs(3, () => 0.5)).toBe(500);
+		expect(backoffMs(3, () => 0)).toBe(500);
+		expect(backoffMs(3, () => 0.5)).toBe(750);
+	});
+
+	it('five retries span at least 3.9 s, however the jitter falls: a service restarting for 1.5 s is ridden out (full jitter let them all fall within it)', () => {
+		const least = [1, 2, 3, 4, 5].reduce((sum, failure) => sum + backoffMs(failure, () => 0), 0);
+		expect(least).toBe(3875);
 	});
 });
 

@@ -38,10 +38,15 @@ export function decideRetry(
 	return { retry: true, waitMs: backoffMs(failure, random) };
 }
 
-/** Exponential backoff with full jitter: a random wait in [0, min(cap, base * 2^(failure-1))]. */
+/**
+ * Exponential backoff with "equal jitter": a random wait in [c/2, c], c = min(cap, base *
+ * 2^(failure-1)). Full jitter ([0, c]) spreads retries as well, but let five of them all fall
+ * within about 1.5 s: a service restarting for that long (connections refused) failed about 3% of
+ * the items that met it. The half kept makes five retries span at least 3.9 s.
+ */
 export function backoffMs(failure: number, random: () => number = Math.random, baseMs = 250, capMs = 8_000): number {
 	const ceiling = Math.min(capMs, baseMs * 2 ** Math.max(0, failure - 1));
-	return Math.round(random() * ceiling);
+	return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
 /**
