@@ -181,6 +181,56 @@ describe('order, fairness and stops', () => {
 		await Promise.all(waiting);
 	});
 
+	it("n8n's event loop running late holds Auto back: it backs off to the opening round and no lower, and stops growing", async () => {
+		// The loop watch's 50 ms timer fires `lateBy` late, as in an n8n whose CPU is the bottleneck.
+		let lateBy = 0;
+		const clock: Clock = {
+			now: () => Date.now(),
+			sleep: async (ms, signal) => {
+				await new Promise<void>((resolve, reject) => {
+					const timer = setTimeout(resolve, ms === 50 ? ms + lateBy : ms);
+					signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason as Error)), { once: true });
+				});
+			},
+		};
+		const account = new Account(clock);
+		const run = lane();
+		const tickets: Ticket[] = [];
+		const waiting = Array.from({ length: 2_000 }, () => account.acquire(run).then((ticket) => tickets.push(ticket)));
+		let answered = 0;
+		/** Answers what is under way at once (no time passes), and lets the next start. */
+		const answerAll = async () => {
+			for (; answered < tickets.length; answered++) tickets[answered].finish({ type: 'answered' });
+			await vi.advanceTimersByTimeAsync(0);
+		};
+		await vi.advanceTimersByTimeAsync(0);
+		await answerAll();
+		await answerAll();
+		// The loop on time: Auto grew per answer, as before.
+		expect(account.state.autoConcurrency).toBeGreaterThan(AUTO_CONCURRENCY.opened);
+		for (let round = 0; round < 5; round++) await answerAll();
+		const grown = account.state.autoConcurrency;
+		expect(grown).toBeGreaterThan(AUTO_CONCURRENCY.opened + 20);
+
+		// 100 ms late: 0.9 less per late timer, down to the opening round and no lower.
+		lateBy = 100;
+		await vi.advanceTimersByTimeAsync(3_000);
+		expect(account.state.autoConcurrency).toBe(AUTO_CONCURRENCY.opened);
+		// Answers do not grow it while the loop is late (those 3 s under way also cut it for their latency).
+		await answerAll();
+		const afterLate = account.state.autoConcurrency;
+		for (let round = 0; round < 10; round++) {
+			await answerAll();
+			expect(account.state.autoConcurrency).toBeLessThanOrEqual(afterLate);
+		}
+		lateBy = 0;
+		while (answered < 2_000) {
+			await answerAll();
+			if (answered < tickets.length || tickets.length < 2_000) await vi.advanceTimersByTimeAsync(50);
+		}
+		await Promise.all(waiting);
+	});
+
 	it('requests abandoned at a Stop teach nothing: Auto keeps its concurrency, and a round of them does not end the opening', async () => {
 		const account = new Account();
 		const stop = new AbortController();

@@ -281,6 +281,27 @@ const KEPT_MS = 3_600_000;
 export const AUTO_CONCURRENCY = { initial: 1, opened: 32, max: 200 } as const;
 
 /**
+ * n8n's own event loop, as Auto's second signal. Against a fast service n8n's CPU is the
+ * bottleneck long before 200: the answers queue up in the process, and each turn of its event
+ * loop reads a hundred of them before it serves anything else. Latency rose with it, but the
+ * floor it is measured against rose too, and in a real n8n a Stop from the editor took 1.6-2.7 s
+ * (about 1,000 messages went after the click; 89 ms at 32 in flight). So while requests are under
+ * way a timer of LOOP_PROBE_MS is watched. Once it has fired more than LOOP_ON_TIME_MS late, the
+ * loop is known to be this account's limit: from then on Auto grows by at most
+ * GROWTH_PER_ON_TIME_PROBE after each timer that fires on time, not at all after a late one (grown
+ * per answer, it outran the watch), and backs off by 0.9 after each more than LOOP_LATE_MS late,
+ * down to the opening round. Below that round, a busy machine's lateness (other processes) would
+ * slow every run for nothing.
+ */
+const LOOP_PROBE_MS = 50;
+const LOOP_ON_TIME_MS = 20;
+const LOOP_LATE_MS = 50;
+const GROWTH_PER_ON_TIME_PROBE = 4;
+
+/** A signal for the loop watch's timers, which end by themselves. */
+const NEVER = new AbortController().signal;
+
+/**
  * The window lengths services count in, in seconds: round numbers, a second, a minute, an hour
  * and the steps between, each at most half as long again as the one before. Without Retry-After a
  * probe goes when the next of these has passed since the oldest counted answer, so a window of
@@ -424,6 +445,10 @@ export class Account {
 	private latencySamples = 0;
 	/** The fastest round trip seen (never forgotten: a stale one only errs on the safe side). */
 	private fastestRoundTrip = Infinity;
+	/** How much Auto may still grow until the loop watch's next timer (watchLoop), once the loop was seen late. */
+	private growthAllowed = Infinity;
+	private loopWasLate = false;
+	private watchingLoop = false;
 	/** The latest round trips of answers the service counted or refused, oldest first (rule 5d's tolerance). */
 	private readonly roundTripsSeen: number[] = [];
 	learned?: LearnedLimit;
@@ -719,6 +744,7 @@ export class Account {
 		// began or more than a window back; after a pause it begins afresh.
 		const due = this.dueTime(own, lane.limits);
 		own.lastStart = probe || own.lastStart < this.pausedUntil ? now : Math.min(now, Math.max(due, lane.since, now - CATCH_UP_MS));
+		if (lane.limits.maxConcurrent === undefined) this.watchLoop();
 		lane.own.inFlight++;
 		this.counts.inFlight++;
 		// Rounds are Auto's: a run with a number of its own neither joins them nor waits for them.
@@ -1157,9 +1183,33 @@ export class Account {
 		} else if (this.latencyRecent > 2.5 * this.latencyFloor + 20) {
 			this.autoConcurrency = Math.max(1, Math.floor(this.autoConcurrency * 0.9));
 			this.latencyRecent = (this.latencyRecent + this.latencyFloor) / 2;
-		} else if (this.counts.inFlight + 1 >= this.autoConcurrency / 2) {
+		} else if (this.counts.inFlight + 1 >= this.autoConcurrency / 2 && this.growthAllowed > 0) {
+			this.growthAllowed--;
 			this.autoConcurrency = Math.min(AUTO_CONCURRENCY.max, this.autoConcurrency + 1);
 		}
+	}
+
+	/** Watches n8n's event loop while requests are under way (LOOP_PROBE_MS): Auto's second signal. */
+	private watchLoop(): void {
+		if (this.watchingLoop) return;
+		this.watchingLoop = true;
+		void (async () => {
+			try {
+				do {
+					const before = this.clock.now();
+					await this.clock.sleep(LOOP_PROBE_MS, NEVER);
+					const lateMs = this.clock.now() - before - LOOP_PROBE_MS;
+					if (lateMs > LOOP_ON_TIME_MS) this.loopWasLate = true;
+					if (this.loopWasLate) this.growthAllowed = lateMs <= LOOP_ON_TIME_MS ? GROWTH_PER_ON_TIME_PROBE : 0;
+					if (lateMs > LOOP_LATE_MS && this.autoConcurrency > AUTO_CONCURRENCY.opened) {
+						this.autoConcurrency = Math.max(AUTO_CONCURRENCY.opened, Math.floor(this.autoConcurrency * 0.9));
+					}
+				} while (this.counts.inFlight > 0);
+			} finally {
+				this.watchingLoop = false;
+				if (this.loopWasLate) this.growthAllowed = GROWTH_PER_ON_TIME_PROBE;
+			}
+		})();
 	}
 }
 
