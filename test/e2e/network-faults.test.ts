@@ -149,4 +149,38 @@ describe('stopping is prompt through the real server', () => {
 		while (!listed.test(n8nLogText(e2e.ctx)) && Date.now() < logDeadline) await new Promise((resolve) => setTimeout(resolve, 50));
 		expect(n8nLogText(e2e.ctx)).toMatch(listed);
 	});
+
+	test('2,000 sends with the defaults (Auto) against a fast service: stopped from n8n within 1 s, nothing sent after', async () => {
+		await e2e.emulator.setFaults({ latencyMs: 50 });
+		const send = packageNode(ctx, {
+			name: 'Send',
+			parameters: { resource: 'message', operation: 'send', phone: '={{ $json.phone }}', text: '={{ $json.text }}', options: { shareLimitsAcrossExecutions: false } },
+		});
+		const many = Array.from({ length: 2_000 }, (_, index) => ({ phone: `+1415${String(6_000_000 + index)}`, text: `auto ${index}` }));
+		const workflow = await e2e.rest.createWorkflow({
+			name: 'e2e Auto run to stop',
+			nodes: [{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} }, send],
+			connections: { Start: { main: [[{ node: 'Send', type: 'main', index: 0 }]] } },
+			settings: { executionOrder: 'v1' },
+			pinData: { Start: many.map((json) => ({ json })) },
+		});
+		const started = await e2e.rest.runManually(workflow.id, { triggerToStartFrom: { name: 'Start' } });
+		const executionId = started.executionId!;
+		const deadline = Date.now() + 60_000;
+		while ((await e2e.emulator.apiRequests()).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+		// A second of sending: Auto has grown past its opening round by then.
+		await new Promise((resolve) => setTimeout(resolve, 1_000));
+		const stopAt = Date.now();
+		await e2e.rest.post(`/rest/executions/${executionId}/stop`, {});
+		const execution = await e2e.rest.waitForExecution(executionId, 20_000);
+		expect(execution.status).toBe('canceled');
+		const stoppedAt = Date.parse(String(execution.raw.stoppedAt));
+		// Before: 1.6-2.7 s, n8n's event loop held by 200 answers in flight at a time.
+		expect(stoppedAt - stopAt).toBeLessThan(1_000);
+		await new Promise((resolve) => setTimeout(resolve, 1_000));
+		const requests = await e2e.emulator.apiRequests();
+		expect(requests.filter((request) => request.at > stoppedAt + 5)).toEqual([]);
+		expect(requests.length).toBeLessThan(many.length);
+		expect((await e2e.emulator.state()).duplicates).toEqual([]);
+	}, 120_000);
 });
