@@ -137,9 +137,11 @@ export class ItemInput {
 		try {
 			return this.context.getNodeParameter(field, this.itemIndex, fallback, options);
 		} catch (error) {
-			if (!(error instanceof Error) || error.name !== 'ExpressionError') throw error;
-			const { description } = error as Error & { description?: string | null };
-			return this.fail(field, label, `its expression failed: ${error.message}`, description ?? undefined);
+			if (error instanceof Error && error.name === 'ExpressionError') {
+				const { description } = error as Error & { description?: string | null };
+				return this.fail(field, label, `its expression failed: ${error.message}`, description ?? undefined);
+			}
+			throw new NodeOperationError(this.context.getNode(), error as Error, { itemIndex: this.itemIndex });
 		}
 	}
 

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-hardcoded-secrets -- not shipped: test code, run by Node outside n8n; a raw node:net server and a test token (README: Lint) */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-hardcoded-secrets, @n8n/community-nodes/no-restricted-globals -- not shipped: test code, run by Node outside n8n; a raw node:net server and a test token (README: Lint) */
 /**
  * A connection that breaks after the service got the whole request: the route to it goes away
  * (a VPN or gateway failing: Linux then reports EHOSTUNREACH, ENETUNREACH or ENETDOWN on the read
