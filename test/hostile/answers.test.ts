@@ -118,6 +118,39 @@ describe('alternative send: an answer the spec does not show (4.5)', () => {
 	});
 });
 
+describe("a gateway's 413 on a request that carries no file", () => {
+	it('gets no hint about files (a long text, not an attachment, was too large)', async () => {
+		const { url } = await serve((_req, res) => json(res, 413, { message: 'Payload too large' }));
+		const run = await runSend(url, SENDS[0], { continueOnFail: true });
+		expect(run.items[0].json.error).toMatch(/Payload too large/);
+		expect(JSON.stringify(run.items[0].json)).not.toMatch(/jpeg|attachment|file/i);
+	});
+
+	it('a send with an attachment keeps the file hint', async () => {
+		const { url } = await serve((_req, res) => json(res, 413, { message: 'Payload too large' }));
+		const run = await runOn(
+			{ credentials: credentialsFor(url) },
+			{
+				parameters: { resource: 'message', operation: 'send', phone: '={{ $json.phone }}', text: 'hello', additionalFields: { attachment: 'https://files.example.com/a.pdf' } },
+				items: [{ phone: '+14155550100' }],
+				continueOnFail: true,
+			},
+		);
+		expect(JSON.stringify(run.items[0].json)).toMatch(/too large or of a type the service does not take/);
+	});
+});
+
+describe('Sandbox Create outputs the tag as the service says it', () => {
+	it('a null tag stays null (spec 4.6: the output is {name, tag})', async () => {
+		const { url } = await serve((_req, res) => json(res, 200, { id: 9, name: 'Rose', tag: null }));
+		const run = await runOn(
+			{ credentials: credentialsFor(url) },
+			{ type: 'sandboxPlants', parameters: { resource: 'plant', operation: 'create', name: 'Rose', plantId: 9, additionalFields: { tag: 'red' } }, items: [{}] },
+		);
+		expect(run.items[0].json).toEqual({ name: 'Rose', tag: null });
+	});
+});
+
 describe('bounded answers', () => {
 	it('a body that drips 1 byte/s after a 200 header, Timeout 2 s: a timeout that may have been delivered, not a success', async () => {
 		const { url } = await serve((_req, res) => {

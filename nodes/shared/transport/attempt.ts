@@ -170,11 +170,20 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 	// then its error code: a 429 that says "Message limit for this number reached" is one
 	// recipient's limit and a 429 "Insufficient credits" the account's balance, not a pause of the
 	// account's rate; a 429 whose words and code name nothing else is the rate limit by its status.
-	const kind = kindOfFailure(said, status);
+	const named = kindOfFailure(said, status);
+	// A file's hint for a request that carries none would send the user after a file (a gateway's
+	// "Payload too large" on a long text, outside review).
+	const kind = (named === 'fileType' || named === 'attachment') && !carriesFile(request) ? 'other' : named;
 	if (kind === 'rateLimit') return rateLimited(attempt, status, reason, body, response);
 	// A retried DELETE that finds nothing to delete: an earlier attempt did the job.
 	if (status === 404 && request.method === 'DELETE' && attempt.mayHaveActed) return { type: 'done', body: undefined };
 	return { type: 'failed', error: serviceError(context.getNode(), { status, failure: reason, itemIndex, body, kind }), haltsRun: FAILURE_KINDS[kind].stopsRun };
+}
+
+/** Whether a request carries a file by its URL: Send's attachment, or a template's media variable. */
+function carriesFile(request: ServiceRequest): boolean {
+	const body = request.body as { attachment?: unknown; variables?: { media?: unknown } } | undefined;
+	return body?.attachment !== undefined || body?.variables?.media !== undefined;
 }
 
 function rateLimited(attempt: Attempt, status: number, reason: ServiceFailure, body: unknown, response: IN8nHttpFullResponse): Verdict {

@@ -56,7 +56,8 @@ export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedIte
 		request: { api, method: 'POST', path: '/plants', body, isSuccess: (answer) => isObject(answer) && typeof answer.name === 'string' },
 		output: (answer) => {
 			const plant = answer as IDataObject;
-			return { name: plant.name, tag: plant.tag ?? body.tag };
+			// The service's tag as it says it (a null too); the one sent when its answer has none.
+			return { name: plant.name, tag: 'tag' in plant ? plant.tag : body.tag };
 		},
 	};
 }
