@@ -284,7 +284,7 @@ export const AUTO_CONCURRENCY = { initial: 1, opened: 32, max: 200 } as const;
  * n8n's own event loop, as Auto's second signal. Against a fast service n8n's CPU is the
  * bottleneck long before 200: the answers queue up in the process, and each turn of its event
  * loop reads a hundred of them before it serves anything else. Latency rose with it, but the
- * floor it is measured against rose too, and in a real n8n a Stop from the editor took 1.6-2.7 s
+ * floor it is measured against rose too, and in a real n8n a Stop from the editor took 1.2-2.7 s
  * (about 1,000 messages went after the click; 89 ms at 32 in flight). So while requests are under
  * way a timer of LOOP_PROBE_MS is watched. Once it has fired more than LOOP_ON_TIME_MS late, the
  * loop is known to be this account's limit: from then on Auto grows by at most
