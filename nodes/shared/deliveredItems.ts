@@ -81,10 +81,21 @@ function inputKey(input: unknown): string {
 	return `${json.length}:${(4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36)}`;
 }
 
-/** n8n's lifecycle hooks of the execution: n8n 2.x has `retryOf` on them (undefined when it is no retry). */
-function hooksOf(context: IExecuteFunctions): { retryOf?: unknown } | undefined {
-	return (context as unknown as { additionalData?: { hooks?: { retryOf?: unknown } } }).additionalData?.hooks;
+/** Where a node run is kept: its execution, node and run index. */
+const memoryKey = (executionId: string, node: string, runIndex: string) => `${executionId}\u0000${node}\u0000${runIndex}`;
+
+/**
+ * The execution this one retries, as n8n 2.x puts it on the lifecycle hooks (undefined when it is
+ * no retry); `unknown` on n8n 1.x, whose hooks have no `retryOf` at all.
+ */
+function retryOf(context: IExecuteFunctions): string | undefined | 'unknown' {
+	const hooks = (context as unknown as { additionalData?: { hooks?: { retryOf?: unknown } } }).additionalData?.hooks;
+	if (!hooks || !('retryOf' in hooks)) return 'unknown';
+	return typeof hooks.retryOf === 'string' ? hooks.retryOf : undefined;
 }
+
+/** Every input item's inputKey: how n8n 1.x's retry is told from another run. */
+const inputsOf = (context: IExecuteFunctions) => context.getInputData().map((item) => inputKey(item.json));
 
 /** The failed node run this one repeats, if it is kept. */
 function repeated(context: IExecuteFunctions, key: string, node: string, runIndex: string): Memory | undefined {
@@ -92,13 +103,11 @@ function repeated(context: IExecuteFunctions, key: string, node: string, runInde
 	const same = kept.get(key);
 	if (same) return same;
 	if (context.getMode() !== 'retry') return undefined;
-	const hooks = hooksOf(context);
-	if (hooks && 'retryOf' in hooks) {
-		return typeof hooks.retryOf === 'string' ? kept.get(`${hooks.retryOf}\u0000${node}\u0000${runIndex}`) : undefined;
-	}
+	const retried = retryOf(context);
+	if (retried !== 'unknown') return retried === undefined ? undefined : kept.get(memoryKey(retried, node, runIndex));
 	// n8n 1.x: the latest failed run of this node whose inputs are all the same.
 	const workflowId = context.getWorkflow().id ?? '';
-	const inputs = context.getInputData().map((item) => inputKey(item.json));
+	const inputs = inputsOf(context);
 	return [...kept.values()]
 		.reverse()
 		.find(
@@ -119,7 +128,7 @@ export function deliveredItems(context: IExecuteFunctions): DeliveredItems {
 	// n8n keeps the run index on its context.
 	const index = (context as unknown as { runIndex?: unknown }).runIndex;
 	const runIndex = typeof index === 'number' ? String(index) : '';
-	const key = `${context.getExecutionId()}\u0000${node}\u0000${runIndex}`;
+	const key = memoryKey(context.getExecutionId(), node, runIndex);
 	// What the repeated run kept goes on with this one: a retry of a retry still knows it.
 	const items = new Map(repeated(context, key, node, runIndex)?.items ?? []);
 	return {
@@ -136,8 +145,7 @@ export function deliveredItems(context: IExecuteFunctions): DeliveredItems {
 		settle: (everyItemSent) => {
 			kept.delete(key);
 			if (everyItemSent || items.size === 0) return;
-			const hooks = hooksOf(context);
-			const inputs = hooks && 'retryOf' in hooks ? undefined : context.getInputData().map((item) => inputKey(item.json));
+			const inputs = retryOf(context) === 'unknown' ? inputsOf(context) : undefined;
 			kept.set(key, { storedAt: Date.now(), workflowId: context.getWorkflow().id ?? '', node, runIndex, items, inputs });
 			for (const oldest of kept.keys()) {
 				if (kept.size <= MAX_KEPT) break;

@@ -222,6 +222,12 @@ export function mayHaveDone(attempt: Pick<Attempt, 'request'>): string {
 	return attempt.request.api === 'sandbox' ? 'the plant may have been created' : 'the message may have been delivered';
 }
 
+/** The same, starting a sentence. */
+function mayHaveDoneSentence(attempt: Pick<Attempt, 'request'>): string {
+	const done = mayHaveDone(attempt);
+	return `${done.slice(0, 1).toUpperCase()}${done.slice(1)}`;
+}
+
 /**
  * Whether a request that may have been carried out is held back from another try: a send is (it
  * could go twice), unless the user chose Retry Sends After Server Errors; reads and deletes never are.
@@ -231,9 +237,8 @@ const heldBackWhenInDoubt = (attempt: Pick<Attempt, 'idempotent' | 'policy'>): b
 /** For a send whose fate is unknown: says so, and how to trade that for retries. */
 function mayHaveBeenDelivered(attempt: Attempt): { messageSuffix?: string; note?: string } {
 	if (!heldBackWhenInDoubt(attempt)) return {};
-	const done = mayHaveDone(attempt);
 	return {
-		messageSuffix: `. ${done.slice(0, 1).toUpperCase()}${done.slice(1)}: the service may have acted on it before the answer was lost, so it was not sent again (that could duplicate it). Check before resending.`,
+		messageSuffix: `. ${mayHaveDoneSentence(attempt)}: the service may have acted on it before the answer was lost, so it was not sent again (that could duplicate it). Check before resending.`,
 		note: 'Turn on "Retry Sends After Server Errors" only if a duplicate is acceptable.',
 	};
 }
@@ -245,8 +250,7 @@ function mayHaveBeenDelivered(attempt: Attempt): { messageSuffix?: string; note?
  */
 export function triedAgainMayHaveActed(attempt: Pick<Attempt, 'idempotent' | 'policy' | 'request' | 'mayHaveActed'>, now: boolean): string | undefined {
 	if (attempt.idempotent || heldBackWhenInDoubt(attempt) || !(now || attempt.mayHaveActed)) return undefined;
-	const done = mayHaveDone(attempt);
-	const Done = `${done.slice(0, 1).toUpperCase()}${done.slice(1)}`;
+	const Done = mayHaveDoneSentence(attempt);
 	return now
 		? `. ${Done}, perhaps more than once: the service may have acted on a try before its answer was lost, and "Retry Sends After Server Errors" sent it again. Check before resending.`
 		: `. ${Done} all the same: an earlier try may have been carried out before its answer was lost ("Retry Sends After Server Errors" sent it again). Check before resending.`;

@@ -58,8 +58,11 @@ export interface Run {
 	haltSignal: AbortSignal;
 	/** When the node started, before it checked its items: pacing counts from here. */
 	startedAt: number;
-	/** A value computed once per run and shared by its items (e.g. the account's templates). */
-	once<T>(key: string, compute: () => Promise<T>): Promise<T>;
+	/**
+	 * A value computed once per run and shared by its items: a promise (the account's templates) or
+	 * a value the items fill in as they are checked (the run's template IDs).
+	 */
+	once<T>(key: string, compute: () => T): T;
 	/**
 	 * Records an item's failure and decides what it means for the run (the only place that does):
 	 * without Continue On Fail it stops the run (requests under way get STOP_GRACE_MS to answer);
@@ -84,7 +87,7 @@ function newRun(context: RequestContext, policy: RequestPolicy, continueOnFail: 
 	const stop = new AbortController();
 	const abandon = new AbortController();
 	const halt = new AbortController();
-	const memo = new Map<string, Promise<unknown>>();
+	const memo = new Map<string, unknown>();
 	const cancel = () => {
 		stop.abort(new ExecutionCanceledError());
 		abandon.abort(new ExecutionCanceledError());
@@ -102,9 +105,9 @@ function newRun(context: RequestContext, policy: RequestPolicy, continueOnFail: 
 		deadlines: new Deadlines(abandon.signal),
 		haltSignal: halt.signal,
 		targets: new Map(),
-		once: <T>(key: string, compute: () => Promise<T>) => {
+		once: <T>(key: string, compute: () => T) => {
 			if (!memo.has(key)) memo.set(key, compute());
-			return memo.get(key) as Promise<T>;
+			return memo.get(key) as T;
 		},
 		failed: (error, haltsRun = false) => {
 			if (!continueOnFail && !stop.signal.aborted) {

@@ -159,13 +159,8 @@ interface RunTemplates {
 	/** Whether the account's list shows any of `ids`: known once the list is read. */
 	listed?: boolean;
 }
-const templatesOfRun = new WeakMap<Run, RunTemplates>();
 
-function runTemplates(run: Run): RunTemplates {
-	let templates = templatesOfRun.get(run);
-	if (!templates) templatesOfRun.set(run, (templates = { ids: new Set() }));
-	return templates;
-}
+const runTemplates = (run: Run) => run.once<RunTemplates>('templateIds', () => ({ ids: new Set() }));
 
 function listsTheRun(run: Run, records: TemplateRecord[]): boolean {
 	const templates = runTemplates(run);
