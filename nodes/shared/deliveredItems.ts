@@ -26,8 +26,11 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 export type Remembered = { ok: true; data: IDataObject[] } | { ok: false; error: Error };
 
 interface Entry {
-	/** The item's input (inputKey): a retry reuses the outcome only for the very same input. */
-	input: string;
+	/**
+	 * The item's input (inputKey): a retry reuses the outcome only for the very same input. Kept as
+	 * given until the run is kept (settle): a run that sends every item, the usual one, hashes none.
+	 */
+	input: string | { given: unknown };
 	outcome: Remembered;
 	/** The error's description as it was made: the router adds the run's summary to it on each try. */
 	description?: unknown;
@@ -80,6 +83,9 @@ function inputKey(input: unknown): string {
 	h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
 	return `${json.length}:${(4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36)}`;
 }
+
+/** An entry's inputKey. */
+const keyOf = (entry: Entry): string => (typeof entry.input === 'string' ? entry.input : inputKey(entry.input.given));
 
 /** Where a node run is kept: its execution, node and run index. */
 const memoryKey = (executionId: string, node: string, runIndex: string) => `${executionId}\u0000${node}\u0000${runIndex}`;
@@ -134,17 +140,18 @@ export function deliveredItems(context: IExecuteFunctions): DeliveredItems {
 	return {
 		recall: (itemIndex, input) => {
 			const entry = items.get(itemIndex);
-			if (!entry || entry.input !== inputKey(input)) return undefined;
+			if (!entry || keyOf(entry) !== inputKey(input)) return undefined;
 			if (!entry.outcome.ok) (entry.outcome.error as { description?: unknown }).description = entry.description;
 			return entry.outcome;
 		},
 		remember: (itemIndex, input, outcome) => {
 			const description = outcome.ok ? undefined : (outcome.error as { description?: unknown }).description;
-			items.set(itemIndex, { input: inputKey(input), outcome, description });
+			items.set(itemIndex, { input: { given: input }, outcome, description });
 		},
 		settle: (everyItemSent) => {
 			kept.delete(key);
 			if (everyItemSent || items.size === 0) return;
+			for (const entry of items.values()) entry.input = keyOf(entry);
 			const inputs = retryOf(context) === 'unknown' ? inputsOf(context) : undefined;
 			kept.set(key, { storedAt: Date.now(), workflowId: context.getWorkflow().id ?? '', node, runIndex, items, inputs });
 			for (const oldest of kept.keys()) {

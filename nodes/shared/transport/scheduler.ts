@@ -562,11 +562,16 @@ export class Account {
 				const now = this.clock.now();
 				let soonest = Infinity;
 				let granted = false;
-				// Every waiter in turn is looked at: what holds the whole account holds each of them alike,
-				// so one behind can go first only by what is its run's own (a webhook execution is not held
-				// by a bulk run's Max Requests Per Minute, nor a short Max Wait by a longer one's).
+				// Every run with a waiter is looked at, its first waiter in turn: what holds the whole account
+				// holds each of them alike, so one behind can go first only by what is its run's own (a webhook
+				// execution is not held by a bulk run's Max Requests Per Minute, nor a short Max Wait by a
+				// longer one's). A run's other waiters wait for the same: when its first may not start, they
+				// are passed over (looking at each cost O(queue) per answer with 200 waiting).
+				const heldRuns = new Set<RunLane>();
 				for (const waiter of this.inTurn()) {
-					const at = this.startTime(waiter, now);
+					if (heldRuns.has(waiter.lane)) continue;
+					heldRuns.add(waiter.lane);
+					const at = this.startTime(waiter.lane, now);
 					if (at instanceof LimitNotReopenedError) {
 						this.queue.splice(this.queue.indexOf(waiter), 1);
 						waiter.fail(at);
@@ -633,11 +638,10 @@ export class Account {
 	}
 
 	/**
-	 * When `waiter` may start (epoch ms; in the past: now), undefined while it must wait for an
+	 * When a request of `lane` may start (epoch ms; in the past: now), undefined while it must wait for an
 	 * answer, or the error that ends its wait.
 	 */
-	private startTime(waiter: Waiter, now: number): number | undefined | LimitNotReopenedError {
-		const { lane } = waiter;
+	private startTime(lane: RunLane, now: number): number | undefined | LimitNotReopenedError {
 		const { limits } = lane;
 		let at = now;
 		// Measured from now, not from when it was said: a later run waits only for what is left of it.
