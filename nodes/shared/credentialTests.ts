@@ -61,7 +61,7 @@ async function probe(this: ICredentialTestFunctions, { method, url, headers, api
 		});
 		statusCode = response.status;
 		// Within the same 15 s, at most what the node itself reads; scrubbed before it is read.
-		const read = await readBody(response.body, method === 'GET' ? LIST_ANSWER_MAX_BYTES : SEND_PROBE_MAX_BYTES, signal);
+		const read = await readBody(response.body, method === 'GET' ? LIST_ANSWER_MAX_BYTES : SEND_PROBE_MAX_BYTES, signal, response.headers.get('content-type'));
 		if (read.type !== 'read') notRead = unread(read);
 		const parsed = read.type === 'read' ? parseScrubbed(read.text, keySecrets([secret])) : undefined;
 		body = typeof parsed === 'object' && parsed !== null && !(parsed instanceof UnreadableBody) ? parsed : undefined;

@@ -160,8 +160,23 @@ export const statusIn = (statuses: ReadonlySet<string>, value: unknown): boolean
  */
 const TEXT_RESULTS: ReadonlySet<ServiceApi> = new Set(['send', 'alternative']);
 
+/**
+ * APIs whose 2xx text is weighed for a failure it names: TEXT_RESULTS, and the dashboard's
+ * `message` beside its `success: true` (spec 2.6): "Insufficient credits" there was reported sent
+ * (outside review), where the service's own failure form said both. Beside `success: true` such an
+ * answer says both: not sent again.
+ */
+const WEIGHED_TEXTS: ReadonlySet<ServiceApi> = new Set([...TEXT_RESULTS, 'dashboard']);
+
 /** APIs whose 2xx answer the spec does not give (the alternative send) or gives as no body (a sandbox delete): a `status` there is the only word. */
 const STATUS_SPEAKS: ReadonlySet<ServiceApi> = new Set(['alternative', 'sandbox']);
+
+/**
+ * APIs whose answer lists a status for each message (spec 2.4's and 2.6's `message_status`, whose
+ * values are not shown): one of FAILED_STATUSES for every message is a failure, whatever else the
+ * answer says (the alternative send's and the sandbox's receipts too, where a status speaks).
+ */
+const RECEIPTS_SPEAK: ReadonlySet<ServiceApi> = new Set([...STATUS_SPEAKS, 'templateSend', 'dashboard']);
 
 /**
  * Whether a 2xx answer says it failed. The contract makes any of the four error bodies of spec
@@ -202,9 +217,11 @@ export function readFailureOfSuccess(api: ServiceApi, body: unknown): ServiceFai
 	if (STATUS_SPEAKS.has(api) && statusIn(FAILED_STATUSES, body.status)) {
 		return { reason: message ?? details ?? text(body.reason) ?? `The service answered status "${String(body.status).trim()}"` };
 	}
-	// Where a status speaks, a receipt that says its message failed is that failure (outside review:
-	// `{"messages": [{"id": "a1", "status": "failed", "error": "invalid number"}]}` was reported sent).
-	const receipts = STATUS_SPEAKS.has(api) ? receiptsOf(body) : [];
+	// A receipt that says its message failed is that failure (outside review: `{"messages": [{"id":
+	// "a1", "status": "failed", "error": "invalid number"}]}` was reported sent). Also beside a
+	// `success: true` (the dashboard's and the template send's `message_status` "failed", outside
+	// review): the answer then says both, and the message is not sent again.
+	const receipts = RECEIPTS_SPEAK.has(api) ? receiptsOf(body) : [];
 	if (receipts.length > 0 && receipts.every(failedReceipt)) {
 		const [first] = receipts as Array<Record<string, unknown>>;
 		const status = text(first.status) ?? text(first.message_status);
@@ -215,11 +232,11 @@ export function readFailureOfSuccess(api: ServiceApi, body: unknown): ServiceFai
 	// sent. Reason: ..."), in a text that does not plainly say the message went before its reason: the
 	// reason is the failure. Should the text also say the message went, the answer says both
 	// (saysDone): may have been delivered, not sent again.
-	if (TEXT_RESULTS.has(api) && message !== undefined && FAILURE_MENTIONED.test(message) && !plainlySent(beforeReason(message))) return { reason: text(REASON_OF.exec(message)?.[1]) ?? message };
+	if (WEIGHED_TEXTS.has(api) && message !== undefined && FAILURE_MENTIONED.test(message) && !plainlySent(beforeReason(message))) return { reason: text(REASON_OF.exec(message)?.[1]) ?? message };
 	// A result text that denies the message went ("Message not sent"), names a failure beside saying
 	// it went ("Message sent failed: insufficient credits": then it says both, saysDone), or names a
 	// failure and never says it went ("Insufficient credits", "Unable to send"): that failure, though a 2xx.
-	if (TEXT_RESULTS.has(api) && message !== undefined) {
+	if (WEIGHED_TEXTS.has(api) && message !== undefined) {
 		const said = straight(message);
 		const cleared = withoutNoneFailed(said);
 		const fails = HAS_SENT_WORD.test(said)
@@ -457,7 +474,7 @@ export const FAILURE_KINDS: Record<FailureKind, KindInfo> = {
 		failure: { cause: 'configuration-invalid' },
 	},
 	rateLimit: {
-		hint: 'Your plan limits messages per minute or hour. The node waits for a per-minute limit by itself. For an hourly limit, set Max Wait to 3600 in the node options so the run waits for it, or spread the sends: Max Requests Per Minute = your hourly limit / 60. Re-run only the items listed as not sent.',
+		hint: 'Your plan limits the requests (messages, and the calls that read or change data) the service takes per minute or hour. The node waits for a per-minute limit by itself. For an hourly limit, set Max Wait to 3600 in the node options so the run waits for it, or spread the requests: Max Requests Per Minute = your hourly limit / 60. Re-run only the items listed as not sent.',
 		stopsRun: false,
 		failure: { cause: 'rate-limited' },
 	},

@@ -157,6 +157,10 @@ describe('a 2xx body that says it failed is a failure with the service\'s words,
 		['send', { message: 'Message sent successfully', error: 'none' }],
 		['send', { message: 'Message sent successfully', error: { code: '0', message: '' } }],
 		['sendDashboard', { success: true, message: 'Message queued', details: { messages: [{ id: 'm1', message_status: 'sent' }] }, error: {} }],
+		// A dashboard text that mentions credits or none failed, beside statuses that do not say failed.
+		['sendDashboard', { success: true, message: 'Message sent. Credits remaining: 12', details: { messages: [{ id: 'm1', message_status: 'queued' }] } }],
+		['sendDashboard', { success: true, message: '1 message accepted, 0 failed', details: { messages: [{ id: 'm1', message_status: 'pending' }] } }],
+		['sendTemplate', { success: true, messaging_response_info: { messages: [{ id: 'w1', message_status: 'held_for_quality_assessment' }] } }],
 	] as Array<[Operation, IDataObject]>)('%s answered 200 %j: still a success', async (operation, body) => {
 		const { url, seen } = await answering(operation, 200, body);
 		const result = await run(url, operation);
@@ -170,6 +174,12 @@ describe('a 2xx that says success: true and has an error beside it says both: th
 		['sendTemplate', { success: true, messaging_response_info: { messages: [{ id: 'm1', message_status: 'sent' }] }, error: { code: 'E1', message: 'Insufficient credits' } }],
 		['sendDashboard', { success: true, message: 'Message queued', details: { messages: [] }, error: { code: 'E1', message: 'Insufficient credits' } }],
 		['send', { success: true, message: 'Message sent successfully', error: 1 }],
+		// The message's own status says it failed (outside review: output as success: true, status: "failed").
+		['sendDashboard', { success: true, message: 'Message queued', details: { messages: [{ id: 'm1', message_status: 'failed' }] } }],
+		['sendTemplate', { success: true, messaging_response_info: { contacts: [], messages: [{ id: 'w1', message_status: 'rejected' }], messaging_product: 'whatsapp' } }],
+		['sendTemplate', { success: true, messaging_response_info: { messages: [{ id: 'w1', message_status: 'Undelivered' }] } }],
+		// The dashboard's text names a failure beside success: true (outside review: output as sent).
+		['sendDashboard', { success: true, message: 'Insufficient credits', details: { messages: [{ id: 'm1', message_status: 'sent' }] } }],
 	] as Array<[Operation, IDataObject]>)('%s answered 200 %j: fails once as may have been delivered; Retry On Fail does not send it again', async (operation, body) => {
 		const { url, seen } = await answering(operation, 200, body);
 		const result = await run(url, operation);
@@ -486,3 +496,117 @@ describe('an https base URL at a port that speaks plain http (outside review: "m
 	});
 });
 
+
+describe("a gateway's page that says the request was not processed, or was too large, says so (outside review: an \"unexpected answer\" with the base-URL hint)", () => {
+	const page = (status: number, name: string) => `<html>\r\n<head><title>${status} ${name}</title></head>\r\n<body>\r\n<center><h1>${status} ${name}</h1></center>\r\n<hr><center>nginx/1.25.3</center>\r\n</body>\r\n</html>\r\n`;
+	const html = (status: number, name: string) => (_req: unknown, res: import('node:http').ServerResponse) => {
+		res.writeHead(status, { 'content-type': 'text/html; charset=UTF-8' });
+		res.end(page(status, name));
+	};
+
+	it.each([
+		['send', 408, 'Request Time-out'],
+		['send', 421, 'Misdirected Request'],
+		['sendDashboard', 425, 'Too Early'],
+		['templateGetAll', 408, 'Request Time-out'],
+		['plantCreate', 421, 'Misdirected Request'],
+	] as Array<[Operation, number, string]>)('%s answered %i once, then its success: sent on the second try (nothing was processed the first time)', async (operation, status, name) => {
+		const { url, seen } = await serve((req, res, index) => {
+			if (index === 0) return html(status, name)(req, res);
+			if (req.method === 'GET') return json(res, 200, [TEMPLATE_RECORD]);
+			if (operation === 'plantCreate') return json(res, 200, { name: 'Monstera', tag: null });
+			if (operation === 'sendDashboard') return json(res, 200, { success: true, message: 'Message sent', details: { messages: [{ id: 'm1', message_status: 'sent' }] } });
+			json(res, 200, { message: 'Message sent successfully' });
+		});
+		const result = await run(url, operation);
+		expect(seen).toHaveLength(2);
+		expect(result.items[0].json.error).toBeUndefined();
+	});
+
+	it('a send answered 408 every time: fails after Max Retries as not sent, never as may have been delivered', async () => {
+		const { url, seen } = await serve(html(408, 'Request Time-out'));
+		const result = await run(url, 'send', { options: { maxRetries: 1 } });
+		expect(seen).toHaveLength(2);
+		expect(errorOf(result.items[0])).toMatch(/answered HTTP 408 \(Request Timeout\): the request was not processed, so nothing was sent \(2 tries\)/);
+		expect(errorOf(result.items[0])).not.toMatch(/may have been delivered|Unexpected answer/);
+	});
+
+	it.each([
+		[413, 'Request Entity Too Large', /shorten this item's text/],
+		[431, 'Request Header Fields Too Large', /credential's key/],
+		[414, 'Request-URI Too Large', /base URL/],
+	] as const)('a send answered %i by a gateway page: one request, the item fails as too large, with what to change', async (status, name, hint) => {
+		const { url, seen } = await serve(html(status, name));
+		const result = await run(url, 'send', { items: 2 });
+		expect(seen).toHaveLength(2);
+		for (const item of result.items) {
+			expect(errorOf(item)).toMatch(new RegExp(`refused the request as too large \\(HTTP ${status}, `));
+			expect(errorOf(item)).not.toMatch(/may have been delivered|Unexpected answer/);
+			expect(String(item.json.message ?? '')).toMatch(hint);
+		}
+	});
+});
+
+describe('an answer in the charset it declares is read in that charset (outside review: accents came out as U+FFFD)', () => {
+	it.each([
+		['iso-8859-1', '{"message":"Message sending failed | Reason: Num\u00e9ro de t\u00e9l\u00e9phone invalide"}', /^Num\u00e9ro de t\u00e9l\u00e9phone invalide/],
+		['windows-1252', '{"message":"Message sending failed | Reason: \u201cCr\u00e9dits\u201d insuffisants"}', /^\u201cCr\u00e9dits\u201d insuffisants/],
+	] as const)('a send answered 400 as %s: the reason keeps its letters', async (charset, body, reason) => {
+		const { url } = await serve((_req, res) => {
+			res.writeHead(400, { 'content-type': `application/json; charset=${charset}` });
+			// windows-1252 has the curly quotes at 0x93/0x94, which latin1 lacks.
+			res.end(Buffer.from(body.replace(/\u201c/g, '\x93').replace(/\u201d/g, '\x94'), 'latin1'));
+		});
+		const result = await run(url, 'send');
+		expect(errorOf(result.items[0])).toMatch(reason);
+	});
+
+	it('a charset no decoder knows is read as UTF-8', async () => {
+		const { url } = await serve((_req, res) => {
+			res.writeHead(400, { 'content-type': 'application/json; charset=x-unknown-9' });
+			res.end(Buffer.from('{"message":"Message sending failed | Reason: Num\u00e9ro invalide"}', 'utf8'));
+		});
+		const result = await run(url, 'send');
+		expect(errorOf(result.items[0])).toMatch(/^Num\u00e9ro invalide/);
+	});
+});
+
+describe("a delete answered with a status's own words in place of no body", () => {
+	it.each(['OK', 'No Content', 'deleted'])('200 text/plain %j: deleted (Express answers res.sendStatus(200) with "OK"; outside review: a failure)', async (words) => {
+		const { url, seen } = await serve((_req, res) => {
+			res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+			res.end(words);
+		});
+		const result = await run(url, 'plantDelete');
+		expect(seen).toHaveLength(1);
+		expect(result.items[0].json).toEqual({ deleted: true, id: 7 });
+	});
+
+	it('200 text/plain "Plant not found": not taken as deleted', async () => {
+		const { url } = await serve((_req, res) => {
+			res.writeHead(200, { 'content-type': 'text/plain' });
+			res.end('Plant not found');
+		});
+		const result = await run(url, 'plantDelete');
+		expect(result.items[0].json).not.toHaveProperty('deleted');
+		expect(errorOf(result.items[0])).toMatch(/Unexpected answer/);
+	});
+});
+
+describe("a 503's Retry-After holds the retry of a read (outside review: tried again at 150 ms and 600 ms)", () => {
+	it.each(['templateGetAll', 'plantDelete'] as const)('%s answered 503 with Retry-After: 1, then its success: the second try goes a second later', async (operation) => {
+		const arrivals: number[] = [];
+		const { url, seen } = await serve((_req, res, index) => {
+			arrivals.push(Date.now());
+			if (index === 0) {
+				res.writeHead(503, { 'content-type': 'text/html', 'retry-after': '1' });
+				return res.end('<html>maintenance</html>');
+			}
+			json(res, 200, operation === 'templateGetAll' ? [TEMPLATE_RECORD] : {});
+		});
+		const result = await run(url, operation);
+		expect(seen).toHaveLength(2);
+		expect(result.items[0].json.error).toBeUndefined();
+		expect(arrivals[1] - arrivals[0]).toBeGreaterThanOrEqual(950);
+	});
+});

@@ -186,7 +186,7 @@ const ENDED = Symbol('ended');
  * destroy() only queues the generator's return behind the read parked on the socket, so a
  * server that sends headers and then nothing, without closing, would hold the read forever.
  */
-export async function readBody(body: unknown, maxBytes: number, signal: AbortSignal): Promise<BodyRead> {
+export async function readBody(body: unknown, maxBytes: number, signal: AbortSignal, contentType?: unknown): Promise<BodyRead> {
 	if (!isStream(body)) return { type: 'read', text: typeof body === 'string' ? body : body === undefined || body === null ? '' : JSON.stringify(body) };
 	if (signal.aborted) {
 		body.destroy?.();
@@ -201,7 +201,7 @@ export async function readBody(body: unknown, maxBytes: number, signal: AbortSig
 	};
 	signal.addEventListener('abort', onAbort, { once: true });
 	const chunks = body[Symbol.asyncIterator]();
-	const decoder = new TextDecoder();
+	const decoder = decoderFor(contentType);
 	let text = '';
 	let bytes = 0;
 	try {
@@ -232,6 +232,23 @@ export async function readBody(body: unknown, maxBytes: number, signal: AbortSig
 		wake = undefined;
 		signal.removeEventListener('abort', onAbort);
 	}
+}
+
+/**
+ * A decoder for the charset the answer declares (a gateway's `iso-8859-1` or `windows-1252` page,
+ * outside review: its accents came out as U+FFFD); UTF-8, JSON's own, when it declares none or
+ * one no decoder knows.
+ */
+function decoderFor(contentType: unknown): InstanceType<typeof TextDecoder> {
+	const charset = typeof contentType === 'string' ? /;\s*charset\s*=\s*"?([\w.:-]+)"?/i.exec(contentType)?.[1] : undefined;
+	if (charset) {
+		try {
+			return new TextDecoder(charset);
+		} catch {
+			// An unknown label: read as UTF-8.
+		}
+	}
+	return new TextDecoder();
 }
 
 /** A body the node cannot read as an answer. */

@@ -47,7 +47,7 @@ export async function attemptOnce(
 		if ('failed' in answered) throw answered.failed;
 		response = answered.value;
 		status = response.statusCode;
-		const read = await readBody(response.body, maxBytes, ends);
+		const read = await readBody(response.body, maxBytes, ends, response.headers?.['content-type']);
 		if (read.type === 'ended') throw read.reason;
 		if (read.type === 'broken') throw read.error;
 		// Scrubbed before anything reads it: keys and values alike, however deep.
@@ -145,10 +145,22 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 		const error = serviceError(context.getNode(), { status, failure: said, itemIndex, body, kind: 'other', ...mayHaveBeenDelivered(attempt) });
 		return { type: 'failed', error, haltsRun: false, fateUnknown: true };
 	}
+	// 408, 421 and 425 say the request was not processed, whoever wrote them (RFC 9110 15.5.9 and
+	// 15.5.20, RFC 8470): a proxy that waited too long for it, a server that does not serve this
+	// name, one that would not risk a request that could be replayed. Nothing was done: tried again
+	// as a connection never made (outside review: an nginx page was an "unexpected answer", not retried).
+	const notProcessed = NOT_PROCESSED[status];
+	if (notProcessed) {
+		const outcome: AttemptOutcome = { type: 'notReached', code: `HTTP ${status}` };
+		return { type: 'retryable', outcome, error: () => notProcessedError(attempt, status, notProcessed) };
+	}
 	if (status >= 400 && !isServiceBody) {
 		// An HTML error page or plain text: a proxy or another server answered, not the service.
+		// Too large: whatever is in front of the service says what it refused.
+		const tooLarge = TOO_LARGE[status];
+		if (tooLarge) return { type: 'failed', error: tooLargeError(attempt, status, tooLarge), haltsRun: false };
 		if (status === 429) return rateLimited(attempt, status, { reason: `Rate limited by ${attempt.host} (HTTP 429)`, unexplained: true }, body, response);
-		if (status >= 500) return serverError(attempt, status, { reason: `${attempt.host} answered HTTP ${status}` }, body);
+		if (status >= 500) return serverError(attempt, status, { reason: `${attempt.host} answered HTTP ${status}` }, body, response);
 		// Spec 5.4: a missing or wrong key is a 401 (403 forbidden), whoever wrote the page that says
 		// so (a gateway in front of the service often does): it stops the run like the service's own.
 		if (status === 401 || status === 403) {
@@ -165,7 +177,7 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 	// Without the service's words, the message says who answered and how (a `[]` from a proxy).
 	const reason = said.unexplained ? { ...said, reason: `${said.reason} (${attempt.host}, HTTP ${status})` } : said;
 	// A 5xx is judged by its status, whatever its text says: the service may have acted on it.
-	if (status >= 500) return serverError(attempt, status, reason, body);
+	if (status >= 500) return serverError(attempt, status, reason, body, response);
 	// By the service's words first (never the host named above: it can hold "phone" or "credit"),
 	// then its error code: a 429 that says "Message limit for this number reached" is one
 	// recipient's limit and a 429 "Insufficient credits" the account's balance, not a pause of the
@@ -195,10 +207,12 @@ function rateLimited(attempt: Attempt, status: number, reason: ServiceFailure, b
 	};
 }
 
-function serverError(attempt: Attempt, status: number, reason: { reason: string; code?: string }, body: unknown): Verdict {
+function serverError(attempt: Attempt, status: number, reason: { reason: string; code?: string }, body: unknown, response: IN8nHttpFullResponse): Verdict {
+	// A 503's Retry-After says when the service is back (RFC 9110 10.2.3): a retry waits for it.
+	const retryAfterMs = parseRetryAfter(response.headers?.['retry-after']);
 	return {
 		type: 'retryable',
-		outcome: { type: 'mayHaveReached', why: 'serverError' },
+		outcome: { type: 'mayHaveReached', why: 'serverError', ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
 		error: () =>
 			serviceError(attempt.context.getNode(), {
 				status,
@@ -378,6 +392,39 @@ function unexpectedAnswerError(attempt: Attempt, status: number, body: unknown, 
 		message,
 		description:
 			"This is not the service's answer for this operation. Check the credential's base URL: a wrong address often reaches a login page, a proxy or another API.",
+		httpCode: String(status),
+		itemIndex: attempt.itemIndex,
+	});
+}
+
+/** Statuses that say the request was not processed (see judge), and their names. */
+const NOT_PROCESSED: Readonly<Record<number, string>> = { 408: 'Request Timeout', 421: 'Misdirected Request', 425: 'Too Early' };
+
+function notProcessedError(attempt: Attempt, status: number, name: string): NodeApiError {
+	const message = `${attempt.host} answered HTTP ${status} (${name}): the request was not processed, so nothing was sent`;
+	return new NodeApiError(attempt.context.getNode(), { message }, {
+		message,
+		description:
+			status === 408
+				? 'The request did not arrive whole before a server or proxy in front of the service stopped waiting for it. Check the connection between n8n and the service, then run the items again.'
+				: "A server or proxy in front of the service would not take the request on this connection. Check the credential's base URL, then run the items again.",
+		httpCode: String(status),
+		itemIndex: attempt.itemIndex,
+	});
+}
+
+/** What a proxy or server in front of the service refuses as too large, in a page of its own (the service's JSON is read for its words). */
+const TOO_LARGE: Readonly<Record<number, { name: string; what: string }>> = {
+	413: { name: 'Payload Too Large', what: 'the request body: shorten this item\'s text (or its variables)' },
+	414: { name: 'URI Too Long', what: "the address: check the credential's base URL" },
+	431: { name: 'Request Header Fields Too Large', what: "the request's headers: check the credential's key, which goes in one of them" },
+};
+
+function tooLargeError(attempt: Attempt, status: number, { name, what }: { name: string; what: string }): NodeApiError {
+	const message = `${attempt.host} refused the request as too large (HTTP ${status}, ${name}), so nothing was sent`;
+	return new NodeApiError(attempt.context.getNode(), { message }, {
+		message,
+		description: `A server or proxy in front of the service limits the size of ${what}.`,
 		httpCode: String(status),
 		itemIndex: attempt.itemIndex,
 	});

@@ -388,7 +388,9 @@ function nextStep(run: Run, attempt: Attempt, verdict: Verdict, tried: { failure
 		if (spent > 0) error.message = `${error.message} (${spent + 1} tries)`;
 		return { type: 'fail', error: run.failed(finalError(attempt, error, outcome.type === 'mayHaveReached')), fateUnknown: fateUnknown(attempt, verdict) };
 	}
-	return { type: 'backoff', waitMs: decision.waitMs };
+	// Not before the service said it is back (a 503's Retry-After), within Max Wait.
+	const askedMs = outcome.type === 'mayHaveReached' ? Math.min(outcome.retryAfterMs ?? 0, run.policy.maxWaitMs) : 0;
+	return { type: 'backoff', waitMs: Math.max(decision.waitMs, askedMs) };
 }
 
 /** An item's wait ended without a start: the run stopped, another item halted it, or the limit did not reopen. */

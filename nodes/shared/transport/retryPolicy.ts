@@ -11,7 +11,7 @@ export type AttemptOutcome =
 	/** The connection was never made (refused, DNS, unreachable): nothing reached the service. */
 	| { type: 'notReached'; code: string }
 	/** The request may have been processed: dropped after it was written, timed out, or a 5xx. */
-	| { type: 'mayHaveReached'; why: 'dropped' | 'timedOut' | 'serverError'; code?: string };
+	| { type: 'mayHaveReached'; why: 'dropped' | 'timedOut' | 'serverError'; code?: string; retryAfterMs?: number };
 
 export interface RetryRules {
 	maxRetries: number;

@@ -17,11 +17,16 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['plant'], operation: ['delete'] } }, properties);
 
+/** What a server writes in place of no body. */
+const NO_BODY_WORDS = /^\s*(?:|ok|accepted|no content|deleted|success|done)\s*$/i;
+
 export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedItem {
 	const id = new ItemInput(this, itemIndex).integer('plantId', 'Plant ID', { min: 0 });
 	return {
-		// Spec 4.6: no body. An empty answer or JSON is taken; an HTML page is not the sandbox.
-		request: { api, method: 'DELETE', path: `/plants/${id}`, isSuccess: (answer) => answer === undefined || answer === null || answer === '' || typeof answer === 'object' },
+		// Spec 4.6: no body. An empty answer or JSON is taken, and the status's own words a server
+		// framework writes for "no body" (Express's res.sendStatus(200) answers "OK"; outside review:
+		// a failure); an HTML page is not the sandbox.
+		request: { api, method: 'DELETE', path: `/plants/${id}`, isSuccess: (answer) => answer === undefined || answer === null || typeof answer === 'object' || (typeof answer === 'string' && NO_BODY_WORDS.test(answer)) },
 		output: () => ({ deleted: true, id }),
 	};
 }
