@@ -180,6 +180,30 @@ describe('bad input fails before any request, naming the item and the field', ()
 		expect(emulator.requests).toHaveLength(0);
 	});
 
+	it.each([
+		[{ maxPerSecond: '={{ "two" }}' }, /^Max Requests Per Second \(options\.maxPerSecond\): must be a number, 0 or more, not "two" \[item 0\]$/],
+		[{ maxPerMinute: '={{ -2 }}' }, /^Max Requests Per Minute \(options\.maxPerMinute\): must be a number, 0 or more, not -2 \[item 0\]$/],
+		[{ maxConcurrent: '={{ "Auto" }}' }, /^Max Concurrent Requests \(options\.maxConcurrent\): must be a number, 0 or more, not "Auto" \[item 0\]$/],
+		[{ timeoutSeconds: '={{ 1 / 0 }}' }, /^Timeout \(Seconds\) \(options\.timeoutSeconds\): must be a number, 0 or more, not Infinity \[item 0\]$/],
+		[{ retrySendsOnServerError: '={{ "yes" }}' }, /^Retry Sends After Server Errors \(options\.retrySendsOnServerError\): must be true or false, not "yes" \[item 0\]$/],
+	])('option %j that is no number (or switch): an error naming it, before any request (outside review: ignored in silence)', async (options, message) => {
+		const run = await runOn(emulator, { parameters: send({ options }), items: [{ phone: '+14155550123', text: 'x' }] });
+		expect(run.error).toBeInstanceOf(n8nWorkflow.NodeOperationError);
+		expect(run.error?.message).toMatch(message);
+		expect(emulator.requests).toHaveLength(0);
+	});
+
+	it('options given as numeric text (an expression, $env) hold as the numbers they spell', async () => {
+		const items = Array.from({ length: 4 }, (_, index) => ({ phone: `+1415555010${index}`, text: `m${index}` }));
+		const run = await runOn(emulator, { parameters: send({ options: { maxConcurrent: '={{ "1" }}', maxPerSecond: '={{ " 2 " }}', shareLimitsAcrossExecutions: '={{ "false" }}' } }), items });
+		expect(run.error).toBeUndefined();
+		expect(run.items).toHaveLength(4);
+		// 2 a second, one at a time: the 4th starts at least a second after the 2nd (a window) and none overlap.
+		const arrivals = emulator.requests.map((request) => request.at);
+		expect(arrivals[3] - arrivals[1]).toBeGreaterThanOrEqual(900);
+		expect(emulator.deliveries).toHaveLength(4);
+	});
+
 	it('a phone number given as a number says how to write it as text', async () => {
 		const run = await runOn(emulator, { parameters: send(), items: [{ phone: 4915112345678, text: 'x' }] });
 		expect((run.error as { description?: string }).description).toMatch(/\{\{ "\+" \+ \$json\.phone \}\}/);

@@ -1,5 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { ItemInput, quoted } from '../validation';
 import type { RetryRules } from './retryPolicy';
 import type { UserLimits } from './scheduler';
 
@@ -116,21 +117,49 @@ export const requestOptionsDescription: INodeProperties = {
 	],
 };
 
-const positive = (value: unknown, fallback: number): number =>
-	typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : fallback;
+/** A value as an error quotes it. */
+const shown = (value: unknown) => (typeof value === 'string' ? quoted(value) : typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value)));
+
+/**
+ * A number option as the run uses it: its default when not given, the number a numeric text spells
+ * (an expression's "2", any value from $env, which is always text), and an error naming the option
+ * for anything else (outside review: "two", -2 or "2" from an expression were ignored in silence,
+ * and the run went with no limit).
+ */
+function numberOption(input: ItemInput, options: Record<string, unknown>, name: string, label: string, fallback: number): number {
+	const value = options[name];
+	if (value === undefined || value === null || value === '') return fallback;
+	const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value.trim()) : Number.NaN;
+	if (!Number.isFinite(number) || number < 0) {
+		input.fail(`options.${name}`, label, `must be a number, 0 or more, not ${shown(value)}`);
+	}
+	return number;
+}
+
+/** A switch option: its default when not given, true or false (or their text, from an expression), else an error naming it. */
+function booleanOption(input: ItemInput, options: Record<string, unknown>, name: string, label: string, fallback: boolean): boolean {
+	const value = options[name];
+	if (value === undefined || value === null || value === '') return fallback;
+	if (typeof value === 'boolean') return value;
+	const said = typeof value === 'string' ? value.trim().toLowerCase() : undefined;
+	if (said === 'true' || said === 'false') return said === 'true';
+	return input.fail(`options.${name}`, label, `must be true or false, not ${shown(value)}`);
+}
 
 /** Read once per run (from the first item): they govern the run as a whole. */
 export function readRequestPolicy(context: IExecuteFunctions): RequestPolicy {
 	const options = context.getNodeParameter('options', 0, {}) as Record<string, unknown>;
-	const maxConcurrent = Math.floor(positive(options.maxConcurrent, 0));
+	const input = new ItemInput(context, 0);
+	const read = (name: string, label: string, fallback: number) => numberOption(input, options, name, label, fallback);
+	const maxConcurrent = Math.floor(read('maxConcurrent', 'Max Concurrent Requests', 0));
 	return {
 		maxConcurrent: maxConcurrent >= 1 ? maxConcurrent : undefined,
-		maxPerSecond: positive(options.maxPerSecond, DEFAULT_POLICY.maxPerSecond),
-		maxPerMinute: positive(options.maxPerMinute, DEFAULT_POLICY.maxPerMinute),
-		maxRetries: Math.floor(positive(options.maxRetries, DEFAULT_POLICY.maxRetries)),
-		maxWaitMs: Math.min(MAX_WAIT_SECONDS, positive(options.maxWaitSeconds, DEFAULT_POLICY.maxWaitMs / 1000)) * 1000,
-		timeoutMs: Math.min(MAX_TIMEOUT_SECONDS, Math.max(1, positive(options.timeoutSeconds, DEFAULT_POLICY.timeoutMs / 1000))) * 1000,
-		retrySendsOnServerError: options.retrySendsOnServerError === true,
-		shareLimitsAcrossExecutions: options.shareLimitsAcrossExecutions !== false,
+		maxPerSecond: read('maxPerSecond', 'Max Requests Per Second', DEFAULT_POLICY.maxPerSecond),
+		maxPerMinute: read('maxPerMinute', 'Max Requests Per Minute', DEFAULT_POLICY.maxPerMinute),
+		maxRetries: Math.floor(read('maxRetries', 'Max Retries', DEFAULT_POLICY.maxRetries)),
+		maxWaitMs: Math.min(MAX_WAIT_SECONDS, read('maxWaitSeconds', 'Max Wait (Seconds)', DEFAULT_POLICY.maxWaitMs / 1000)) * 1000,
+		timeoutMs: Math.min(MAX_TIMEOUT_SECONDS, Math.max(1, read('timeoutSeconds', 'Timeout (Seconds)', DEFAULT_POLICY.timeoutMs / 1000))) * 1000,
+		retrySendsOnServerError: booleanOption(input, options, 'retrySendsOnServerError', 'Retry Sends After Server Errors', DEFAULT_POLICY.retrySendsOnServerError),
+		shareLimitsAcrossExecutions: booleanOption(input, options, 'shareLimitsAcrossExecutions', 'Share Limits Across Executions', DEFAULT_POLICY.shareLimitsAcrossExecutions),
 	};
 }
