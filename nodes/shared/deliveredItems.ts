@@ -46,6 +46,9 @@ interface Memory {
 	inputs?: string[];
 }
 
+/** Said of a failure a retry returns as it was: the retry did not send the item. */
+const RECALLED = 'This is what became of the item in the run this one retries: it was not sent again.';
+
 const KEEP_MS = 24 * 3_600_000;
 const MAX_KEPT = 20;
 /** Failed node runs, oldest first, by `executionId \0 node \0 runIndex`. */
@@ -141,7 +144,10 @@ export function deliveredItems(context: IExecuteFunctions): DeliveredItems {
 		recall: (itemIndex, input) => {
 			const entry = items.get(itemIndex);
 			if (!entry || keyOf(entry) !== inputKey(input)) return undefined;
-			if (!entry.outcome.ok) (entry.outcome.error as { description?: unknown }).description = entry.description;
+			if (!entry.outcome.ok) {
+				const said = typeof entry.description === 'string' && entry.description !== '' ? `${entry.description} ` : '';
+				(entry.outcome.error as { description?: unknown }).description = `${said}${RECALLED}`;
+			}
 			return entry.outcome;
 		},
 		remember: (itemIndex, input, outcome) => {

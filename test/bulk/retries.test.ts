@@ -486,6 +486,26 @@ describe("the Retry button of a failed execution (n8n runs a new execution from 
 		expect(sendRequests(emulator).map(phoneOfRequest)).toEqual([0, 1, 2].map(phoneOf));
 	});
 
+	it('a Retry of a cancelled execution is saved as failed, not cancelled, with the item the cancel left in doubt (outside review: saved as cancelled)', async () => {
+		emulator.setFaults({ script: ['ok', 'hang-forever'] });
+		const items = bulkItems(3);
+		const cancel = new AbortController();
+		const stopping = runNode({ node: sendNode, items, credentials: emulator.credentials as never, expressionEngine: 'legacy', signal: cancel.signal });
+		while (sendRequests(emulator).length < 2) await sleep(10);
+		cancel.abort();
+		const stopped = await stopping;
+		expect(stopped.run.status).toBe('canceled');
+
+		const retried = await run(items, stopped.run.executionId);
+		// n8n saves an execution whose error says "canceled" as cancelled: this one was not.
+		expect(retried.run.status).toBe('error');
+		expect(retried.error?.message).toMatch(/^The execution was stopped while waiting for .*may have been delivered/i);
+		expect(retried.error?.message).not.toMatch(/cancel/i);
+		expect((retried.error as { description?: string }).description).toMatch(/in the run this one retries: it was not sent again/);
+		expect(sendRequests(emulator).map(phoneOfRequest)).toEqual([0, 1, 2].map(phoneOf));
+		expect(emulator.duplicates()).toEqual([]);
+	});
+
 	it('a retry of that retry still knows what the first run delivered', async () => {
 		emulator.setFaults({ script: ['ok', 'success-false', 'success-false'] });
 		const items = bulkItems(3);

@@ -457,7 +457,9 @@ const sizeOf = (bytes: number) => (bytes >= 1024 * 1024 ? `${Math.round(bytes / 
 
 /** The attempt was abandoned: the execution was canceled, or its run stopped and the answer did not come in time. */
 function abandonedError(attempt: Attempt, reason: unknown): NodeApiError {
-	const what = isCancellation(reason) ? 'The execution was canceled' : 'The run stopped at an earlier failure';
+	// "Stopped", not "canceled": n8n saves an execution whose error says "canceled" as cancelled, and
+	// n8n's Retry of it ends with this very error, remembered (outside review: saved as cancelled).
+	const what = isCancellation(reason) ? 'The execution was stopped' : 'The run stopped at an earlier failure';
 	const message = `${what} while waiting for ${attempt.host}${mayHaveBeenDelivered(attempt).messageSuffix ?? ''}`;
 	return new NodeApiError(attempt.context.getNode(), { message }, { message, itemIndex: attempt.itemIndex });
 }
