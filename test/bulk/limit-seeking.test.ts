@@ -244,6 +244,33 @@ describe('a limit that cannot be waited out', () => {
 		expect(sendRequests(emulator).slice(before).map((request) => request.outcome)).toEqual(['delivered', 'delivered']);
 	}, 30_000);
 
+	it('after a run gave up at an hourly limit, the next execution asks the service with one request, not with Auto\'s whole round (outside review: 25 at once, all refused)', async () => {
+		emulator.setFaults({ latencyMs: LATENCY_MS, rateLimit: { limit: 2, windowMs: 3_600_000, answer: 'reason' } });
+		const first = await execution(bulkItems(40), 'seek-gave-up-next', { maxWaitSeconds: 1 });
+		expect(first.error?.message).toMatch(/did not reopen within Max Wait \(1 s\)/);
+		const before = sendRequests(emulator).length;
+		const later = await execution(bulkItems(65).slice(40), 'seek-gave-up-next', { maxWaitSeconds: 1 });
+		expect(later.error?.message).toMatch(/did not reopen within Max Wait \(1 s\)/);
+		const sent = sendRequests(emulator).slice(before);
+		// One request first; once it is refused, only the pause's probes (a few within Max Wait's second).
+		expect(sent[1].at - sent[0].at).toBeGreaterThanOrEqual(LATENCY_MS);
+		expect(sent.length).toBeLessThanOrEqual(5);
+		expect(emulator.deliveries).toHaveLength(2);
+
+		// The limit gone, the one request is accepted and Auto is back at its level: the rest goes at once.
+		emulator.setFaults({ latencyMs: LATENCY_MS, rateLimit: null });
+		const after = sendRequests(emulator).length;
+		const third = await execution(bulkItems(90).slice(65), 'seek-gave-up-next', { maxWaitSeconds: 1 });
+		expect(third.error).toBeUndefined();
+		const went = sendRequests(emulator).slice(after);
+		expect(went).toHaveLength(25);
+		// The second goes after the first one's answer, and Auto is back at the level it had before: the
+		// other 24 go as one round, not in rounds that grow from one again (1, 2, 4, ...: five or more).
+		expect(went[1].at - went[0].at).toBeGreaterThanOrEqual(LATENCY_MS);
+		const rounds = 1 + went.slice(1).filter((request, index) => request.at - went[index].at >= LATENCY_MS).length;
+		expect(rounds).toBeLessThanOrEqual(3);
+	}, 30_000);
+
 	it('with Continue On Fail, every item past the limit says so, and none waits longer than Max Wait', async () => {
 		emulator.setFaults({ latencyMs: LATENCY_MS, rateLimit: { limit: 2, windowMs: 3_600_000, answer: 'reason' } });
 		const started = performance.now();

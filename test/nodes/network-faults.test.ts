@@ -238,6 +238,17 @@ describe.each(SEND_OPERATIONS)('$operation: a fault hits item 0, Continue On Fai
 		expect(performance.now() - started).toBeLessThan(2_000);
 	});
 
+	it('Retry-After as a date Max Wait ahead (a whole second, rounded up, reads a little over it): waited out, delivered once (outside review: failed at once)', async () => {
+		const emu = emulator;
+		emu.setFaults({ script: [...op.before, '429'], retryAfter: '<date:+2>' });
+		const started = performance.now();
+		const run = await runOn(emu, { parameters: withOptions(op.parameters, { maxWaitSeconds: 2 }), items: ITEMS.slice(0, 1) });
+		expect(run.error).toBeUndefined();
+		expect(run.items[0].json.success).toBe(true);
+		expect(requestsTo(emu, op.api).map((request) => request.outcome)).toEqual(['rate-limited', 'delivered']);
+		expect(performance.now() - started).toBeGreaterThanOrEqual(1_000);
+	});
+
 	it('"Retry Sends After Server Errors" on: a send dropped after processing IS sent again (a duplicate, by choice)', async () => {
 		const emu = emulator;
 		emu.setFaults({ script: [...op.before, 'reset-after'] });

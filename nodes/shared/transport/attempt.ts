@@ -10,7 +10,7 @@ import type { RequestContext, ServiceRequest } from './apis';
 import type { RequestPolicy } from './options';
 import type { LimitNotReopenedError } from './scheduler';
 import { isCancellation } from './stops';
-import { neverWritten, NOT_REACHED, outcomeOfThrown, parseRetryAfter, refusedCertificateOf, tlsHandshakeFailureOf, undecodableAnswerOf } from './retryPolicy';
+import { neverWritten, NOT_REACHED, outcomeOfThrown, parseRetryAfter, refusedCertificateOf, retryAfterGraceMs, tlsHandshakeFailureOf, undecodableAnswerOf } from './retryPolicy';
 import type { AttemptOutcome } from './retryPolicy';
 import { scrubText } from './secrets';
 import type { Secrets } from './secrets';
@@ -200,9 +200,10 @@ function carriesFile(request: ServiceRequest): boolean {
 
 function rateLimited(attempt: Attempt, status: number, reason: ServiceFailure, body: unknown, response: IN8nHttpFullResponse): Verdict {
 	const retryAfterMs = parseRetryAfter(response.headers?.['retry-after']);
+	const retryAfterGrace = retryAfterMs === undefined ? 0 : retryAfterGraceMs(response.headers?.['retry-after']);
 	return {
 		type: 'retryable',
-		outcome: { type: 'rateLimited', retryAfterMs, ...(reason.unexplained ? {} : { reason: reason.reason }) },
+		outcome: { type: 'rateLimited', retryAfterMs, ...(retryAfterGrace > 0 ? { retryAfterGraceMs: retryAfterGrace } : {}), ...(reason.unexplained ? {} : { reason: reason.reason }) },
 		error: () => serviceError(attempt.context.getNode(), { status, failure: reason, itemIndex: attempt.itemIndex, body, kind: 'rateLimit', retryAfterMs }),
 	};
 }

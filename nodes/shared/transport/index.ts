@@ -209,7 +209,7 @@ const isIdempotent = (method: IHttpRequestMethods) => method === 'GET' || method
 function outcomeOf(verdict: Verdict | undefined): Outcome {
 	if (!verdict) return { type: 'failed' };
 	if (verdict.type === 'retryable') {
-		return verdict.outcome.type === 'rateLimited' ? { type: 'refused', retryAfterMs: verdict.outcome.retryAfterMs } : { type: 'failed' };
+		return verdict.outcome.type === 'rateLimited' ? { type: 'refused', retryAfterMs: verdict.outcome.retryAfterMs, retryAfterGraceMs: verdict.outcome.retryAfterGraceMs } : { type: 'failed' };
 	}
 	return { type: 'answered' };
 }

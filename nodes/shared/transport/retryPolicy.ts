@@ -7,7 +7,7 @@
  */
 export type AttemptOutcome =
 	/** The service refused before acting; `retryAfterMs` when it said how long to wait, `reason` its words when it gave some. */
-	| { type: 'rateLimited'; retryAfterMs?: number; reason?: string }
+	| { type: 'rateLimited'; retryAfterMs?: number; reason?: string; retryAfterGraceMs?: number }
 	/** The connection was never made (refused, DNS, unreachable): nothing reached the service. */
 	| { type: 'notReached'; code: string }
 	/** The request may have been processed: dropped after it was written, timed out, or a 5xx. */
@@ -70,6 +70,16 @@ export function parseRetryAfter(value: unknown, now: number = Date.now()): numbe
 	else if (HTTP_DATE.test(text)) ms = Date.parse(text) - now;
 	else return undefined;
 	return Number.isFinite(ms) && ms > 0 ? ms : undefined;
+}
+
+/**
+ * How far past Max Wait a Retry-After may reach and still be within it: an HTTP date counts in
+ * whole seconds, and one a minute ahead rounded up reads as 60.3 s (outside review: a per-minute
+ * limit's date failed the run at once with Max Wait 60). Seconds are exact.
+ */
+export function retryAfterGraceMs(value: unknown): number {
+	const header = Array.isArray(value) ? value[0] : value;
+	return typeof header === 'string' && HTTP_DATE.test(header.trim()) ? 1_000 : 0;
 }
 
 /**

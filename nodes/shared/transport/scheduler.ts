@@ -113,7 +113,7 @@ export type Outcome =
 	/** The service answered and acted or judged the request itself (a success, or a refusal not about rate). */
 	| { type: 'answered' }
 	/** Refused for rate: nothing was done. */
-	| { type: 'refused'; retryAfterMs?: number }
+	| { type: 'refused'; retryAfterMs?: number; retryAfterGraceMs?: number }
 	/** No useful answer: connection failure, timeout, 5xx. */
 	| { type: 'failed' }
 	/**
@@ -448,6 +448,8 @@ export class Account {
 	/** How much Auto may still grow until the loop watch's next timer (watchLoop), once the loop was seen late. */
 	private growthAllowed = Infinity;
 	private loopWasLate = false;
+	/** Auto's level before a pause nobody waited out (rule 7): back with the next accepted answer. */
+	private resumeConcurrency?: number;
 	private watchingLoop = false;
 	/** The latest round trips of answers the service counted or refused, oldest first (rule 5d's tolerance). */
 	private readonly roundTripsSeen: number[] = [];
@@ -471,6 +473,8 @@ export class Account {
 	private lastProbeAt = -Infinity;
 	/** Retry-After: nothing starts before this. */
 	private pausedUntil = 0;
+	/** How far past Max Wait `pausedUntil` may reach and still be waited out (an HTTP date's whole second). */
+	private pausedUntilGraceMs = 0;
 	private wake?: AbortController;
 	private pumping = false;
 	/** When a run last took the account, queued on it or had an answer (see idle). */
@@ -646,7 +650,7 @@ export class Account {
 		let at = now;
 		// Measured from now, not from when it was said: a later run waits only for what is left of it.
 		const asked = this.pausedUntil - now;
-		if (asked > limits.maxWaitMs) {
+		if (asked > limits.maxWaitMs + this.pausedUntilGraceMs) {
 			return this.notReopened(now, limits.maxWaitMs, asked);
 		}
 		if (this.pause) {
@@ -810,13 +814,13 @@ export class Account {
 				// sliding window had freed only its oldest place). It goes again under the limit that
 				// probe taught, and the time it names holds; a new pause here would begin again at each
 				// named time, and the learned limit would never apply.
-				if (outcome.retryAfterMs !== undefined) this.pausedUntil = Math.max(this.pausedUntil, end + outcome.retryAfterMs);
+				if (outcome.retryAfterMs !== undefined) this.pauseUntil(end + outcome.retryAfterMs, outcome.retryAfterGraceMs);
 				noteRefusal(this.earlierRefusals, end);
 				return;
 			}
 			// Not a cut in concurrency: a rate refusal says the account's window is full, not that the
 			// service is congested; the pause and the learned limit govern the pace.
-			this.refused(end, startedAt, seq, outcome.retryAfterMs, probe);
+			this.refused(end, startedAt, seq, outcome.retryAfterMs, probe, outcome.retryAfterGraceMs);
 			return;
 		}
 		if (outcome.type === 'answered') {
@@ -848,7 +852,7 @@ export class Account {
 		this.accepted.forget(end - KEPT_MS);
 	}
 
-	private refused(now: number, startedAt: number, seq: number, retryAfterMs: number | undefined, probe: boolean): void {
+	private refused(now: number, startedAt: number, seq: number, retryAfterMs: number | undefined, probe: boolean, graceMs = 0): void {
 		if (!this.pause) {
 			// The window the service counts holds what it accepted before this refusal: within the
 			// learned window when there is one (its oldest is the learned count's most recent one:
@@ -901,10 +905,10 @@ export class Account {
 			// Under way when the pause began: the pause already speaks for it.
 			noteRefusal(this.pause.refusals, now);
 			this.pause.othersRefused++;
-			if (retryAfterMs !== undefined) this.askedToWait(now, retryAfterMs);
+			if (retryAfterMs !== undefined) this.askedToWait(now, retryAfterMs, graceMs);
 			return;
 		}
-		if (retryAfterMs !== undefined) this.askedToWait(now, retryAfterMs);
+		if (retryAfterMs !== undefined) this.askedToWait(now, retryAfterMs, graceMs);
 		else this.pause.nextProbeAt = this.nextProbe(now);
 	}
 
@@ -913,12 +917,18 @@ export class Account {
 	 * sooner than PROBE_MIN_GAP_MS after the last probe: a gateway that keeps refusing with a
 	 * fraction of a second ("0.001") would otherwise be probed once per round trip until Max Wait.
 	 */
-	private askedToWait(now: number, retryAfterMs: number): void {
+	private askedToWait(now: number, retryAfterMs: number, graceMs: number): void {
 		const pause = this.pause!;
 		pause.nextProbeAt = Math.max(pause.probing > 0 ? 0 : pause.nextProbeAt, now + retryAfterMs, this.lastProbeAt + PROBE_MIN_GAP_MS);
 		if (retryAfterMs >= 2_000) noteRefusal(pause.fullUntil, now + retryAfterMs - 1_000);
 		if (pause.refusedProbes === 0) pause.batch = Math.max(1, pause.accepted);
-		this.pausedUntil = Math.max(this.pausedUntil, now + retryAfterMs);
+		this.pauseUntil(now + retryAfterMs, graceMs);
+	}
+
+	/** Nothing starts before `until` (a Retry-After); `graceMs`: how far past Max Wait it may reach (retryAfterGraceMs). */
+	private pauseUntil(until: number, graceMs = 0): void {
+		if (until >= this.pausedUntil) this.pausedUntilGraceMs = graceMs;
+		this.pausedUntil = Math.max(this.pausedUntil, until);
 	}
 
 	/**
@@ -967,6 +977,13 @@ export class Account {
 	private endPauseIfDeserted(): void {
 		if ((!this.pause && this.pausedUntil === 0) || (this.pause?.probing ?? 0) > 0 || this.queue.length > 0) return;
 		if (this.pause && !strayPause(this.pause)) this.deserted = { since: this.pause.since, oldest: this.pause.oldest, accepted: this.pause.accepted, nextProbeAt: this.pause.nextProbeAt };
+		// Nobody waited the limit out: the next run asks the service again with one request, not with
+		// Auto's whole round (outside review: after an hourly limit stopped a run, the next sent all
+		// 25 at once, all refused). Auto's level comes back with that request's acceptance.
+		this.resumeConcurrency = Math.max(this.resumeConcurrency ?? 0, this.autoConcurrency);
+		this.autoConcurrency = AUTO_CONCURRENCY.initial;
+		this.opening = true;
+		this.round = newRound(this.round.id + 1);
 		this.endPause();
 	}
 
@@ -1052,6 +1069,7 @@ export class Account {
 		if (this.pause && !strayPause(this.pause)) this.earlierRefusals = this.pause.refusals;
 		this.pause = undefined;
 		this.pausedUntil = 0;
+		this.pausedUntilGraceMs = 0;
 		this.lastProbeAt = -Infinity;
 	}
 
@@ -1182,7 +1200,10 @@ export class Account {
 		this.latencyRecent = this.latencySamples === 1 ? latencyMs : this.latencyRecent * 0.8 + latencyMs * 0.2;
 		// The floor forgets slowly, so that a slower service is not taken for congestion for ever.
 		if (this.latencySamples % 256 === 0) this.latencyFloor = this.latencyRecent;
-		if (this.latencySamples === 1) {
+		if (this.resumeConcurrency !== undefined) {
+			this.autoConcurrency = Math.max(this.autoConcurrency, this.resumeConcurrency);
+			this.resumeConcurrency = undefined;
+		} else if (this.latencySamples === 1) {
 			this.autoConcurrency = Math.max(this.autoConcurrency, AUTO_CONCURRENCY.opened);
 		} else if (this.latencyRecent > 2.5 * this.latencyFloor + 20) {
 			this.autoConcurrency = Math.max(1, Math.floor(this.autoConcurrency * 0.9));
