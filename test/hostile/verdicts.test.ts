@@ -598,11 +598,9 @@ describe("a 503's Retry-After holds the retry of a read (outside review: tried a
 		const arrivals: number[] = [];
 		const { url, seen } = await serve((_req, res, index) => {
 			arrivals.push(Date.now());
-			if (index === 0) {
-				res.writeHead(503, { 'content-type': 'text/html', 'retry-after': '1' });
-				return res.end('<html>maintenance</html>');
-			}
-			json(res, 200, operation === 'templateGetAll' ? [TEMPLATE_RECORD] : {});
+			if (index > 0) return json(res, 200, operation === 'templateGetAll' ? [TEMPLATE_RECORD] : {});
+			res.writeHead(503, { 'content-type': 'text/html', 'retry-after': '1' });
+			res.end('<html>maintenance</html>');
 		});
 		const result = await run(url, operation);
 		expect(seen).toHaveLength(2);
