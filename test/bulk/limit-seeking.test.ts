@@ -258,7 +258,9 @@ describe('a limit that cannot be waited out', () => {
 		expect(emulator.deliveries).toHaveLength(2);
 
 		// The limit gone, the one request is accepted and Auto is back at its level: the rest goes at once.
-		emulator.setFaults({ latencyMs: LATENCY_MS, rateLimit: null });
+		// Answers take 200 ms here, so a round is told from a busy machine's pause within one.
+		const slowMs = 200;
+		emulator.setFaults({ latencyMs: slowMs, rateLimit: null });
 		const after = sendRequests(emulator).length;
 		const third = await execution(bulkItems(90).slice(65), 'seek-gave-up-next', { maxWaitSeconds: 1 });
 		expect(third.error).toBeUndefined();
@@ -266,9 +268,9 @@ describe('a limit that cannot be waited out', () => {
 		expect(went).toHaveLength(25);
 		// The second goes after the first one's answer, and Auto is back at the level it had before: the
 		// other 24 go as one round, not in rounds that grow from one again (1, 2, 4, ...: five or more).
-		expect(went[1].at - went[0].at).toBeGreaterThanOrEqual(LATENCY_MS);
-		const rounds = 1 + went.slice(1).filter((request, index) => request.at - went[index].at >= LATENCY_MS).length;
-		expect(rounds).toBeLessThanOrEqual(3);
+		expect(went[1].at - went[0].at).toBeGreaterThanOrEqual(slowMs);
+		const rounds = 1 + went.slice(1).filter((request, index) => request.at - went[index].at >= slowMs * 0.75).length;
+		expect(rounds).toBe(2);
 	}, 30_000);
 
 	it('with Continue On Fail, every item past the limit says so, and none waits longer than Max Wait', async () => {
