@@ -63,8 +63,7 @@ const HTTP_DATE =
  * or stale value can neither make it hammer the service nor stall it.
  */
 export function parseRetryAfter(value: unknown, now: number = Date.now()): number | undefined {
-	const header = Array.isArray(value) ? value[0] : value;
-	const text = typeof header === 'number' ? String(header) : typeof header === 'string' ? header.trim() : '';
+	const text = retryAfterText(value);
 	let ms: number;
 	if (/^\d+(\.\d+)?$/.test(text)) ms = Math.round(Number(text) * 1000);
 	else if (HTTP_DATE.test(text)) ms = Date.parse(text) - now;
@@ -78,8 +77,13 @@ export function parseRetryAfter(value: unknown, now: number = Date.now()): numbe
  * limit's date failed the run at once with Max Wait 60). Seconds are exact.
  */
 export function retryAfterGraceMs(value: unknown): number {
+	return HTTP_DATE.test(retryAfterText(value)) ? 1_000 : 0;
+}
+
+/** The header's text: its first value when it came twice, a number as its digits. */
+function retryAfterText(value: unknown): string {
 	const header = Array.isArray(value) ? value[0] : value;
-	return typeof header === 'string' && HTTP_DATE.test(header.trim()) ? 1_000 : 0;
+	return typeof header === 'number' ? String(header) : typeof header === 'string' ? header.trim() : '';
 }
 
 /**
