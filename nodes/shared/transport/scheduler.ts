@@ -571,10 +571,10 @@ export class Account {
 				// execution is not held by a bulk run's Max Requests Per Minute, nor a short Max Wait by a
 				// longer one's). A run's other waiters wait for the same: when its first may not start, they
 				// are passed over (looking at each cost O(queue) per answer with 200 waiting).
-				const heldRuns = new Set<RunLane>();
+				const runsLookedAt = new Set<RunLane>();
 				for (const waiter of this.inTurn()) {
-					if (heldRuns.has(waiter.lane)) continue;
-					heldRuns.add(waiter.lane);
+					if (runsLookedAt.has(waiter.lane)) continue;
+					runsLookedAt.add(waiter.lane);
 					const at = this.startTime(waiter.lane, now);
 					if (at instanceof LimitNotReopenedError) {
 						this.queue.splice(this.queue.indexOf(waiter), 1);
