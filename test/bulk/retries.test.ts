@@ -40,8 +40,9 @@ describe('429: the whole run waits for Retry-After', () => {
 		const latencyMs = 20;
 		emulator.setFaults({ latencyMs, script: ['429'] });
 		// Paced at 5/s, items 1.. would start at 200 ms, 400 ms, ... if the 429 (answered after
-		// ~20-50 ms) did not pause them. (On a busy machine the run's checks may take long enough
-		// that item 1 is due at once, and is under way when the 429 is read: the grace allows it.)
+		// ~20-50 ms) did not pause them. On a busy machine item 1 may be due at once, and go before
+		// the 429 is read (it arrived 59 ms after the 429 was answered, in CI): at most that one
+		// request is under way, and any other before the retry time would be one the pause let go.
 		const run = await runOn(emulator, { parameters: directSendParameters({ maxConcurrent: 4, maxPerSecond: 5 }), items: bulkItems(6) });
 		expect(run.error).toBeUndefined();
 		expect(pairingProblems(run.items, 6)).toEqual([]);
@@ -54,8 +55,9 @@ describe('429: the whole run waits for Retry-After', () => {
 		// The 429 was answered latencyMs after it arrived; Retry-After: 1 second from then.
 		const answeredAt = limited.at + latencyMs;
 		const retryTime = answeredAt + 1_000;
-		const early = rest.filter((request) => request.at > answeredAt + UNDER_WAY_GRACE_MS && request.at < retryTime - CLOCK_SLACK_MS);
-		expect(early.map((request) => `${phoneOfRequest(request)} at +${Math.round(request.at - answeredAt)} ms`)).toEqual([]);
+		const early = rest.filter((request) => request.at < retryTime - CLOCK_SLACK_MS);
+		const underWay = early.filter((request) => phoneOfRequest(request) === phoneOf(1)).slice(0, 1);
+		expect(early.filter((request) => !underWay.includes(request)).map((request) => `${phoneOfRequest(request)} at +${Math.round(request.at - answeredAt)} ms`)).toEqual([]);
 		expect(rest.filter((request) => request.at >= retryTime - CLOCK_SLACK_MS).length).toBeGreaterThanOrEqual(2);
 		// Item 0 was retried after the pause and delivered once.
 		expect(rest.filter((request) => phoneOfRequest(request) === phoneOf(0)).map((request) => request.outcome)).toEqual(['delivered']);
