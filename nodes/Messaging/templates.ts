@@ -240,9 +240,12 @@ export function variableNames(record: TemplateRecord): string[] {
  * count of one, a count the text does not show) only how many it takes is known.
  */
 export function variablesNamedByText(record: TemplateRecord): boolean {
+	if (typeof record.template_formate !== 'string' || templateProblem(record)) return false;
 	const names = variableNames(record);
-	if (names.length === 0 || typeof record.template_formate !== 'string') return false;
 	const shown = new Set([...record.template_formate.matchAll(PLACEHOLDER)].map(variableOf));
+	// A count of none and a text that shows none: it takes no variable (an outside review's AI agent
+	// filled Body 1 for such a template, and only the service refused it).
+	if (names.length === 0) return variableCount(record) === 0 && shown.size === 0;
 	return shown.size === names.length && names.every((name) => shown.has(name));
 }
 

@@ -586,7 +586,9 @@ export function serviceError(node: INode, input: ServiceErrorInput): NodeApiErro
 	const kind = input.kind ?? classifyFailure(input.failure.reason, input.status);
 	const info = FAILURE_KINDS[kind];
 	const code = input.failure.code ? ` (code ${input.failure.code})` : '';
-	const fallback = info.hint === '' && input.status !== undefined ? statusHint(input.status) : '';
+	// A failure that says the message may have been delivered (messageSuffix) is not to be tried
+	// again: its hint says so too (an AI agent read "Try again later" beside it and sent it twice).
+	const fallback = info.hint === '' && input.status !== undefined ? statusHint(input.status, input.messageSuffix !== undefined) : '';
 	const description = [info.hint || fallback, input.failure.details ? `Details: ${input.failure.details}.` : '', input.note ?? '']
 		.filter((part) => part !== '')
 		.join(' ');
@@ -605,8 +607,8 @@ export function serviceError(node: INode, input: ServiceErrorInput): NodeApiErro
 }
 
 /** What a status alone tells a user to do, for a failure whose words name none of spec part 7's conditions. */
-function statusHint(status: number): string {
-	if (status >= 500) return `The service answered HTTP ${status}, an error on its side. Try again later.`;
+function statusHint(status: number, mayHaveActed: boolean): string {
+	if (status >= 500) return `The service answered HTTP ${status}, an error on its side.${mayHaveActed ? '' : ' Try again later.'}`;
 	if (status === 404) return 'The service answered HTTP 404: check the ID, and the base URL in the credential.';
 	return `The service answered HTTP ${status}.`;
 }

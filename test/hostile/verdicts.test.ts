@@ -388,13 +388,36 @@ describe('the service\'s error code names the condition when its words do not (s
 	});
 });
 
+describe('a 5xx on a send, which may have been delivered: nothing in its error says to try again', () => {
+	it('send answered 500 {"success":false,"message":"Internal server error"}: "Check before resending", and no "Try again later" beside it (outside review: an AI agent read it and sent the message twice)', async () => {
+		const { url, seen } = await answering('send', 500, { success: false, message: 'Internal server error' });
+		const result = await run(url, 'send', { continueOnFail: false });
+		expect(seen).toHaveLength(1);
+		const error = result.error as { message: string; description?: string };
+		expect(error.message).toMatch(/may have been delivered.*Check before resending/);
+		expect(error.description).toMatch(/^The service answered HTTP 500, an error on its side\. /);
+		expect(`${error.message} ${error.description}`).not.toMatch(/try again/i);
+	});
+
+	it('a read answered 500 each time: tried again, then "Try again later" (nothing was done)', async () => {
+		const { url, seen } = await answering('templateGetAll', 500, { success: false, message: 'Internal server error' });
+		const result = await run(url, 'templateGetAll', { continueOnFail: false });
+		expect(seen.length).toBeGreaterThan(1);
+		expect((result.error as { description?: string }).description).toMatch(/^The service answered HTTP 500, an error on its side\. Try again later\./);
+	});
+});
+
 describe('a rate limit that does not reopen within Max Wait: the error keeps the service\'s reason', () => {
 	it('400 "Rate limit exceeded (messages per minute or per hour)" every time, 2 items, Max Wait 2 s: both items carry the reason', async () => {
 		const { url } = await serve((_req, res) => json(res, 400, { message: 'Message sending failed | Reason: Rate limit exceeded (messages per minute or per hour)' }));
 		const result = await run(url, 'send', { items: 2, options: { maxWaitSeconds: 2, maxConcurrent: 1 } });
 		for (const item of result.items) {
-			expect(errorOf(item)).toMatch(/^The account's rate limit was reached and did not reopen within Max Wait \(2 s\)/);
+			expect(errorOf(item)).toMatch(/^The account's rate limit was reached and did not reopen within Max Wait \(2 s\)\. /);
 			expect(errorOf(item)).toContain('The service said: Rate limit exceeded (messages per minute or per hour)');
+			// Waited 2 s: nothing says it is not a per-minute limit. An AI agent reads only the message:
+			// it says this one was not sent (outside review).
+			expect(errorOf(item)).not.toMatch(/per-hour/);
+			expect(errorOf(item)).toMatch(/\. The message was not sent$/);
 		}
 	});
 
@@ -404,7 +427,7 @@ describe('a rate limit that does not reopen within Max Wait: the error keeps the
 			res.end(JSON.stringify({ error: { code: 'RATE_LIMITED', message: 'Too many requests' } }));
 		});
 		const result = await run(url, 'sendTemplate', { options: { maxWaitSeconds: 2 } });
-		expect(errorOf(result.items[0])).toBe('Rate limited: the service asked to wait 120 s, more than Max Wait (2 s). The service said: Too many requests');
+		expect(errorOf(result.items[0])).toBe('Rate limited: the service asked to wait 120 s, more than Max Wait (2 s). The service said: Too many requests. The message was not sent');
 	});
 
 	it('a Retry-After of 1e20 seconds reads as more than a year, not as 99999999999999980000 s (outside review)', async () => {
@@ -413,7 +436,7 @@ describe('a rate limit that does not reopen within Max Wait: the error keeps the
 			res.end('<html>429</html>');
 		});
 		const result = await run(url, 'send', { options: { maxWaitSeconds: 2 } });
-		expect(errorOf(result.items[0])).toBe('Rate limited: the service asked to wait more than a year, more than Max Wait (2 s)');
+		expect(errorOf(result.items[0])).toBe('Rate limited: the service asked to wait more than a year, more than Max Wait (2 s). The message was not sent');
 	});
 
 	it('a 429 page with no words of the service: no reason is made up', async () => {
@@ -422,7 +445,7 @@ describe('a rate limit that does not reopen within Max Wait: the error keeps the
 			res.end('<html>429</html>');
 		});
 		const result = await run(url, 'send', { options: { maxWaitSeconds: 2 } });
-		expect(errorOf(result.items[0])).toBe('Rate limited: the service asked to wait 120 s, more than Max Wait (2 s)');
+		expect(errorOf(result.items[0])).toBe('Rate limited: the service asked to wait 120 s, more than Max Wait (2 s). The message was not sent');
 	});
 });
 

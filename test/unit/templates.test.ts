@@ -152,7 +152,16 @@ describe('variablesToSend: what the item gives, checked only for how many the li
 			body1: 'a',
 			media: 'https://example.com/a.jpeg',
 		});
-		expect(check(record({ variable_counts: 0, template_formate: 'Hi' }), { body1: 'a' })).toEqual({ body1: 'a' });
+		expect(check(record({ variable_counts: 0, template_formate: 'Hi' }), { media: 'https://example.com/a.jpeg' })).toEqual({ media: 'https://example.com/a.jpeg' });
+	});
+
+	it('a template that takes no variable, by its count and its text: a body value fails the item (an AI agent filled Body 1 for one; outside review)', () => {
+		expect(() => check(record({ variable_counts: 0, template_formate: 'Hi' }), { body1: 'a' })).toThrow(
+			/template "appointment_reminder" does not take "body1"; it takes no variables\. Leave them empty for this template \[item 3\]/,
+		);
+		// A count of none the text does not bear out (it shows a placeholder), or no count: the template send judges.
+		expect(check(record({ variable_counts: 0, template_formate: 'Hi [b:1]' }), { body1: 'a' })).toEqual({ body1: 'a' });
+		expect(check(record({ variable_counts: undefined, template_formate: 'Hi' }), { body1: 'a' })).toEqual({ body1: 'a' });
 	});
 
 	it('a template the list does not have, or one not approved, is the template send\'s to judge: the values go as given', () => {

@@ -272,6 +272,17 @@ export function triedAgainMayHaveActed(attempt: Pick<Attempt, 'idempotent' | 'po
 }
 
 /**
+ * What a request refused and never carried out did not do, in its message: ". The message was not
+ * sent". An AI agent reads only the message (the description, with the items not sent, stays in
+ * n8n), and must tell this from a message that may have been delivered. Nothing for a read, or for
+ * a send an earlier try of which may have been carried out.
+ */
+function notDone(attempt: Pick<Attempt, 'idempotent' | 'mayHaveActed' | 'request'>): string {
+	if (attempt.idempotent || attempt.mayHaveActed) return '';
+	return attempt.request.api === 'sandbox' ? '. The plant was not created' : '. The message was not sent';
+}
+
+/**
  * The account's rate limit did not reopen within Max Wait, or the service asked for longer. A run
  * stops in a user's words, then the service's: what the limit was and what to set. An editor call
  * (a person waits on a dropdown) says when to try again instead (rateLimitedInEditor).
@@ -282,7 +293,10 @@ export function limitNotReopenedError(attempt: Attempt, limit: LimitNotReopenedE
 	const saidToo = said !== undefined ? `. The service said: ${said}` : '';
 	if (forEditor) return rateLimitedInEditor(attempt, `${asked ?? `Rate limited: the account's limit did not reopen within ${max}`}${saidToo}`, limit.askedMs);
 	const accepted = limit.acceptedBefore > 0 ? ` after it accepted ${limit.acceptedBefore} in the last hour` : '';
-	const reason = `${asked !== undefined ? `${asked}, more than ${max}` : `The account's rate limit was reached${accepted} and did not reopen within ${max}: it is probably a per-hour limit`}${saidToo}`;
+	// Only a wait of a minute or more rules out a per-minute limit (an outside review set Max Wait
+	// to 5 s for an AI tool, against 1 per 2 minutes, and was told of a per-hour limit).
+	const perHour = limit.maxWaitMs >= 60_000 ? ': it is probably a per-hour limit' : '';
+	const reason = `${asked !== undefined ? `${asked}, more than ${max}` : `The account's rate limit was reached${accepted} and did not reopen within ${max}${perHour}`}${saidToo}${notDone(attempt)}`;
 	return serviceError(attempt.context.getNode(), {
 		status: 429,
 		failure: { reason },

@@ -132,7 +132,7 @@ export function variablesToSend(input: ItemInput, template: TemplateRecord | und
 	const taken = variablesTaken(template);
 	const names = variableNames(template);
 	const namedByText = variablesNamedByText(template);
-	const takes = `it takes ${taken}${names.length > 0 ? ` (${names.join(', ')})` : ''}`;
+	const takes = taken === 0 ? 'it takes no variables' : `it takes ${taken}${names.length > 0 ? ` (${names.join(', ')})` : ''}`;
 	if (given.size < taken || (namedByText && names.some((name) => !given.has(name)))) {
 		const labels = new Map(templateVariables(template).map((variable) => [variable.name, variable.label]));
 		const missing = names.filter((name) => !given.has(name));
@@ -142,7 +142,7 @@ export function variablesToSend(input: ItemInput, template: TemplateRecord | und
 	}
 	const extra = namedByText ? [...given.keys()].filter((name) => /^body\d+$/.test(name) && !names.includes(name)) : [];
 	if (extra.length > 0) {
-		input.fail('variables', 'Variables', `template "${nameOf(template)}" does not take ${extra.map((name) => `"${name}"`).join(', ')}; ${takes}. Leave the others empty for this template`);
+		input.fail('variables', 'Variables', `template "${nameOf(template)}" does not take ${extra.map((name) => `"${name}"`).join(', ')}; ${takes}. Leave ${taken === 0 ? 'them' : 'the others'} empty for this template`);
 	}
 	return Object.fromEntries(given);
 }
