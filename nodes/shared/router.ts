@@ -273,6 +273,9 @@ function withRunSummary(context: IExecuteFunctions, error: Error, results: ItemR
 		mayHaveGone.length > 0 ? `May have been delivered (not sent again; check before resending): ${items(mayHaveGone)}.` : '',
 		failed.length > 0 ? `Failed: ${items(failed)}.` : '',
 		notSent.length > 0 ? `Not sent: ${items(notSent)}.` : '',
+		// Said beside n8n's Retry button: the memory that keeps a retry from sending them again is
+		// this process's (an outside review's retry went to the other queue-mode worker: 8 sent twice).
+		sent.length + mayHaveGone.length > 0 ? 'A Retry in this n8n process does not send those again; on another queue-mode worker, or after a restart, it does.' : '',
 	]
 		.filter((part) => part !== '')
 		.join(' ');
