@@ -578,7 +578,10 @@ interface ServiceErrorInput {
 	body?: unknown;
 	kind?: FailureKind;
 	retryAfterMs?: number;
+	/** Words after the service's in the message: what a send that may have been carried out may have done. */
 	messageSuffix?: string;
+	/** The request was not a read and may have been carried out (a 5xx after it was written): its hint does not say to try again. */
+	mayHaveActed?: boolean;
 }
 
 /** A failure the service reported, as the NodeApiError n8n shows: reason, hint, HTTP code. */
@@ -586,9 +589,10 @@ export function serviceError(node: INode, input: ServiceErrorInput): NodeApiErro
 	const kind = input.kind ?? classifyFailure(input.failure.reason, input.status);
 	const info = FAILURE_KINDS[kind];
 	const code = input.failure.code ? ` (code ${input.failure.code})` : '';
-	// A failure that says the message may have been delivered (messageSuffix) is not to be tried
-	// again: its hint says so too (an AI agent read "Try again later" beside it and sent it twice).
-	const fallback = info.hint === '' && input.status !== undefined ? statusHint(input.status, input.messageSuffix !== undefined) : '';
+	// A send that may have been carried out is not to be tried again, by the user or by Retry Sends
+	// After Server Errors once more: its hint does not say to (an AI agent read "Try again later"
+	// beside "may have been delivered" and sent it twice).
+	const fallback = info.hint === '' && input.status !== undefined ? statusHint(input.status, input.mayHaveActed === true) : '';
 	const description = [info.hint || fallback, input.failure.details ? `Details: ${input.failure.details}.` : '', input.note ?? '']
 		.filter((part) => part !== '')
 		.join(' ');

@@ -399,6 +399,16 @@ describe('a 5xx on a send, which may have been delivered: nothing in its error s
 		expect(`${error.message} ${error.description}`).not.toMatch(/try again/i);
 	});
 
+	it('with Retry Sends After Server Errors, a send answered 500 each time: tried again, "perhaps more than once ... Check before resending", and no "Try again later" beside it', async () => {
+		const { url, seen } = await answering('send', 500, { success: false, message: 'Internal server error' });
+		const result = await run(url, 'send', { continueOnFail: false, options: { retrySendsOnServerError: true, maxRetries: 1 } });
+		expect(seen).toHaveLength(2);
+		const error = result.error as { message: string; description?: string };
+		expect(error.message).toMatch(/perhaps more than once.*Check before resending/);
+		expect(error.description).toMatch(/^The service answered HTTP 500, an error on its side\./);
+		expect(`${error.message} ${error.description}`).not.toMatch(/try again/i);
+	});
+
 	it('a read answered 500 each time: tried again, then "Try again later" (nothing was done)', async () => {
 		const { url, seen } = await answering('templateGetAll', 500, { success: false, message: 'Internal server error' });
 		const result = await run(url, 'templateGetAll', { continueOnFail: false });

@@ -142,7 +142,7 @@ function judge(attempt: Attempt, response: IN8nHttpFullResponse | undefined, thr
 	const saysBoth = status < 500 && alsoSaysSent(request.api, body, status);
 	if (saysBoth) {
 		const said = failure ?? { reason: `${attempt.host} answered HTTP ${status} with a success body`, unexplained: true };
-		const error = serviceError(context.getNode(), { status, failure: said, itemIndex, body, kind: 'other', ...mayHaveBeenDelivered(attempt) });
+		const error = serviceError(context.getNode(), { status, failure: said, itemIndex, body, kind: 'other', mayHaveActed: true, ...mayHaveBeenDelivered(attempt) });
 		return { type: 'failed', error, haltsRun: false, fateUnknown: true };
 	}
 	// 408, 421 and 425 say the request was not processed, whoever wrote them (RFC 9110 15.5.9 and
@@ -221,6 +221,7 @@ function serverError(attempt: Attempt, status: number, reason: { reason: string;
 				itemIndex: attempt.itemIndex,
 				body,
 				kind: 'other',
+				mayHaveActed: !attempt.idempotent,
 				...mayHaveBeenDelivered(attempt),
 			}),
 	};
