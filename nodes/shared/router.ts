@@ -257,7 +257,7 @@ function withRunSummary(context: IExecuteFunctions, error: Error, results: ItemR
 	// The item whose error this is says what became of it in its own message (a cancel is no item's),
 	// unless nothing of it was sent: "did not reopen within Max Wait" does not say so, and a re-run
 	// of the items listed as not sent left it out.
-	const ownIndex = results.findIndex((result) => result && !result.ok && result.error === error);
+	const ownIndex = isCancellation(error) ? -1 : results.findIndex((result) => result && !result.ok && result.error === error);
 	// It names its item, as an input's error does: the run stopped at it, and a service's words ("Invalid phone number") do not say which.
 	if (ownIndex >= 0 && !/\[item \d+\]/.test(error.message)) error.message = `${error.message} [item ${ownIndex}]`;
 	const own = ownIndex < 0 || neverSent(results[ownIndex]) ? -1 : ownIndex;

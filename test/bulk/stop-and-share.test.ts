@@ -35,6 +35,8 @@ interface ExecutionOptions {
 	credentialId: string;
 	signal?: AbortSignal;
 	continueOnFail?: boolean;
+	/** The workflow's Timeout Workflow setting, in ms. */
+	timeoutMs?: number;
 }
 
 /** One execution of Messaging → Send; `endedAt` (epoch ms) when the whole run was over. */
@@ -45,6 +47,7 @@ async function execution(run: ExecutionOptions) {
 		credentialId: run.credentialId,
 		continueOnFail: run.continueOnFail,
 		signal: run.signal,
+		timeoutMs: run.timeoutMs,
 	});
 	return { ...result, endedAt: Date.now() };
 }
@@ -94,6 +97,20 @@ describe('stopping is prompt', () => {
 		expect(run.run.status).toBe('canceled');
 		expect(sendRequests(emulator)).toHaveLength(1);
 		expect((run.error as { description?: string }).description).toMatch(/May have been delivered \(not sent again; check before resending\): item 0\. Not sent: items 1-2\./);
+		expect(run.error?.message).toBe('The execution was canceled');
+	}, 30_000);
+
+	it("a run ended by the workflow's Timeout Workflow says so, names no item, and lists what became of each", async () => {
+		emulator.setFaults({ latencyMs: 5_000 });
+		const run = await execution({ items: bulkItems(3), options: { maxConcurrent: 1 }, credentialId: 'timed-out', timeoutMs: 1_500 });
+		expect(run.run.status).toBe('canceled');
+		expect(run.error?.message).toBe("The execution was canceled: it ran past the Timeout Workflow set in the workflow's settings");
+		// The first send is under way at the timeout, unless a busy machine had not started it yet.
+		const started = sendRequests(emulator).length;
+		expect(started).toBeLessThanOrEqual(1);
+		expect((run.error as { description?: string }).description).toMatch(
+			started === 1 ? /May have been delivered \(not sent again; check before resending\): item 0\. Not sent: items 1-2\./ : /Not sent: items 0-2\./,
+		);
 	}, 30_000);
 
 	it('cancelled while items wait for their turn (paced): they are listed as not sent, the one under way as may have been delivered, in the error and in n8n\'s log', async () => {
@@ -109,6 +126,9 @@ describe('stopping is prompt', () => {
 			expect(sendRequests(emulator)).toHaveLength(1);
 			const summary = /May have been delivered \(not sent again; check before resending\): item 0\. Not sent: items 1-2\./;
 			expect((run.error as { description?: string }).description).toMatch(summary);
+			// A cancel is no item's: items 1-2 waited for their turn with the cancel as their error, and
+			// the message named the first of them (outside review: "The execution was canceled [item 273]").
+			expect(run.error?.message).toBe('The execution was canceled');
 			expect(warnings.lines.filter((line) => summary.test(line))).toHaveLength(1);
 		} finally {
 			warnings.stop();

@@ -58,6 +58,8 @@ export interface RunSpec {
 	credentialId?: string;
 	expressionEngine?: ExpressionEngine;
 	signal?: AbortSignal;
+	/** The workflow's Timeout Workflow setting, in ms. */
+	timeoutMs?: number;
 }
 
 /**
@@ -87,6 +89,7 @@ export async function runOn(service: { credentials: Record<string, IDataObject> 
 		credentials: credentials as Record<string, ICredentialDataDecryptedObject>,
 		expressionEngine: spec.expressionEngine,
 		signal: spec.signal,
+		timeoutMs: spec.timeoutMs,
 	});
 	return { ...result, elapsedMs: performance.now() - started };
 }

@@ -51,6 +51,11 @@ export interface RunWorkflowOptions {
 	/** Cancels the execution when aborted, as n8n's "Stop" button (or its cancel API) does. */
 	signal?: AbortSignal;
 	/**
+	 * The workflow's Timeout Workflow setting, in ms: as n8n's workflow runner does, the execution's
+	 * deadline goes in `executionTimeoutTimestamp` and the execution is cancelled when it passes.
+	 */
+	timeoutMs?: number;
+	/**
 	 * Runs as n8n's Retry button of a failed execution does: in mode 'retry', the lifecycle hooks
 	 * naming the execution retried (a RunResult's executionId), as n8n 2.x has them.
 	 */
@@ -225,6 +230,7 @@ async function execute(opts: RunWorkflowOptions): Promise<RunResult> {
 		retryOf: opts.retryOf,
 	});
 	if (opts.hooksAsN8n1) delete (additionalData.hooks as { retryOf?: string }).retryOf;
+	if (opts.timeoutMs !== undefined) additionalData.executionTimeoutTimestamp = Date.now() + opts.timeoutMs;
 	const executionOrder: string[] = [];
 	additionalData.hooks!.addHandler('nodeExecuteAfter', (nodeName) => {
 		executionOrder.push(nodeName);
@@ -242,7 +248,12 @@ async function execute(opts: RunWorkflowOptions): Promise<RunResult> {
 			startNode: pickStartNode(workflow, nodes, opts.startNode),
 		});
 		opts.signal?.addEventListener('abort', () => running.cancel(), { once: true });
-		data = await running;
+		const timeout = opts.timeoutMs === undefined ? undefined : setTimeout(() => running.cancel(), opts.timeoutMs);
+		try {
+			data = await running;
+		} finally {
+			clearTimeout(timeout);
+		}
 	} catch (error) {
 		// Raised before the run starts, e.g. WorkflowHasIssuesError (missing required parameters).
 		thrown = error as Error;
@@ -314,6 +325,8 @@ export interface RunNodeOptions {
 	package?: LoadedPackage;
 	expressionEngine?: ExpressionEngine;
 	signal?: AbortSignal;
+	/** The workflow's Timeout Workflow setting, in ms (RunWorkflowOptions.timeoutMs). */
+	timeoutMs?: number;
 	retryOf?: string;
 	hooksAsN8n1?: boolean;
 }
@@ -377,6 +390,7 @@ export async function runNode(opts: RunNodeOptions): Promise<NodeRun & { run: Ru
 		startNode: INPUT_NODE_NAME,
 		expressionEngine: opts.expressionEngine,
 		signal: opts.signal,
+		timeoutMs: opts.timeoutMs,
 		retryOf: opts.retryOf,
 		hooksAsN8n1: opts.hooksAsN8n1,
 	});

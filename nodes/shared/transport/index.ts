@@ -73,6 +73,16 @@ export interface Run {
 	targets: Map<ServiceApi, Promise<Target>>;
 }
 
+/**
+ * Whether the execution has reached the end its Timeout Workflow setting gives it. n8n cancels a
+ * timed-out execution as it does a Stop, without saying why, and both n8n lines tell the two
+ * apart by this very test (n8n-core's `timedOut`).
+ */
+function pastExecutionTimeout(context: RequestContext): boolean {
+	const deadline = (context as unknown as { additionalData?: { executionTimeoutTimestamp?: unknown } }).additionalData?.executionTimeoutTimestamp;
+	return typeof deadline === 'number' && Date.now() >= deadline;
+}
+
 /** Starts a node run; the router calls this once per execution. */
 export function startRun(context: IExecuteFunctions): Run {
 	return newRun(context, readRequestPolicy(context), context.continueOnFail(), context.getExecutionCancelSignal?.());
@@ -89,8 +99,9 @@ function newRun(context: RequestContext, policy: RequestPolicy, continueOnFail: 
 	const halt = new AbortController();
 	const memo = new Map<string, unknown>();
 	const cancel = () => {
-		stop.abort(new ExecutionCanceledError());
-		abandon.abort(new ExecutionCanceledError());
+		const timedOut = pastExecutionTimeout(context);
+		stop.abort(new ExecutionCanceledError(timedOut));
+		abandon.abort(new ExecutionCanceledError(timedOut));
 	};
 	// Already cancelled: n8n's Retry On Fail runs the node again after a Stop, with the signal that fired.
 	if (cancelSignal?.aborted) cancel();

@@ -11,8 +11,9 @@ export class RunStoppedError extends Error {
 export class ExecutionCanceledError extends Error {
 	name = 'ExecutionCancelledError';
 
-	constructor() {
-		super('The execution was canceled');
+	/** `timedOut`: n8n ended it at the workflow's Timeout Workflow setting, not at a Stop. */
+	constructor(timedOut = false) {
+		super(timedOut ? "The execution was canceled: it ran past the Timeout Workflow set in the workflow's settings" : 'The execution was canceled');
 	}
 }
 
