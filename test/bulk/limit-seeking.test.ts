@@ -32,6 +32,8 @@ const WINDOW_MS = 5_000;
 const LATENCY_MS = 20;
 
 const emulator = useEmulator({ seed: 3 });
+/** Another account of the service, at its own base URL: a credential edited to reach it. */
+const otherAccount = useEmulator({ seed: 4 });
 
 /** One execution of Messaging → Send with `options` (none: the defaults), for one credential. */
 async function execution(items: IDataObject[], credentialId: string, options: SendOptions = {}) {
@@ -321,4 +323,27 @@ describe('a limit that cannot be waited out', () => {
 		expect(refused.length).toBeGreaterThan(0);
 		expect(new Set(refused.map((request) => (request.body as IDataObject).phone))).toEqual(new Set([(bulkItems(3)[2] as IDataObject).phone]));
 	}, 30_000);
+});
+
+describe('a credential edited to reach another account', () => {
+	it('does not carry over the limit learned for the account before: the next run sends at once what the new one allows', async () => {
+		emulator.setFaults({ latencyMs: LATENCY_MS, rateLimit: { limit: LIMIT, windowMs: WINDOW_MS, answer: 'reason' } });
+		const credentialId = 'seek-edited';
+		const learning = await execution(bulkItems(2 * LIMIT), credentialId);
+		expect(learning.error).toBeUndefined();
+		const { accountFor } = createRequire(import.meta.url)('../../dist/nodes/shared/transport/scheduler.js') as typeof import('../../nodes/shared/transport/scheduler');
+		expect(accountFor(`messagingBearerApi:messagingBearerApi-${credentialId}:send`).state.learned).toMatchObject({ count: LIMIT, windowMs: WINDOW_MS });
+
+		// The same credential, its Send Base URL now another account's, which has no such limit (an
+		// outside review's went on at the 10 per 10 s learned before: 60 items took a minute, not 1 s).
+		otherAccount.setFaults({ latencyMs: LATENCY_MS });
+		const items = bulkItems(3 * LIMIT);
+		const moved = await runOn(emulator, { parameters: directSendParameters(), items, credentialId, credentialData: otherAccount.credentials.messagingBearerApi });
+		expect(moved.error).toBeUndefined();
+		expect(otherAccount.deliveries).toHaveLength(3 * LIMIT);
+		const sends = sendRequests(otherAccount);
+		expect(sends.every((request) => request.outcome === 'delivered')).toBe(true);
+		// Learned, the run would send LIMIT per window: its last send could not come before two windows had passed.
+		expect(sends.at(-1)!.at - sends[0].at).toBeLessThan(WINDOW_MS);
+	}, 60_000);
 });

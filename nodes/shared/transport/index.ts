@@ -7,6 +7,7 @@
  * answer with the credential's secrets scrubbed out, passed through run.failed, which decides
  * what it means for the run.
  */
+import { createHash } from 'node:crypto';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { ICredentialDataDecryptedObject, IExecuteFunctions, IHttpRequestMethods, IHttpRequestOptions, ILoadOptionsFunctions } from 'n8n-workflow';
 
@@ -163,7 +164,7 @@ async function newTarget(run: Run, api: ServiceApi, itemIndex: number): Promise<
 	const credentials = await (run.context as IExecuteFunctions).getCredentials(credentialType, itemIndex);
 	// The account is the credential's, whatever the run shares: what the service refuses, it refuses every run.
 	const credential = run.context.getNode().credentials?.[credentialType];
-	const account = accountFor(`${credentialType}:${credential?.id ?? credential?.name ?? ''}:${api}`);
+	const account = accountFor(`${credentialType}:${credential?.id ?? credential?.name ?? ''}:${api}`, accountDigest(credentials, api));
 	return {
 		credentials,
 		baseUrl: normalizeBaseUrl(credentials[baseUrlField], urlPolicy),
@@ -178,6 +179,12 @@ async function newTarget(run: Run, api: ServiceApi, itemIndex: number): Promise<
 			own: new Counts(),
 		},
 	};
+}
+
+/** Which of the service's accounts a credential reaches for an API group: a digest of its base URL and key (never the key itself). */
+function accountDigest(credentials: ICredentialDataDecryptedObject, api: ServiceApi): string {
+	const { baseUrlField, keyField } = SERVICE_APIS[api];
+	return createHash('sha256').update(`${String(credentials[baseUrlField] ?? '')}\0${String(credentials[keyField] ?? '')}`).digest('base64');
 }
 
 /**

@@ -1294,12 +1294,21 @@ function noteRefusal(refusals: number[], time: number): void {
 
 /** Accounts of this process, one per credential and API group; in memory only. */
 const accounts = new Map<string, Account>();
+/** What each account was learned for (`serves` of accountFor). */
+const served = new WeakMap<Account, string>();
 
-export function accountFor(key: string): Account {
+/**
+ * The account of a credential and API group. `serves` says which account of the service it is
+ * (its base URL and key, as a digest): once the credential is edited to point at another one, what
+ * was learned is not carried over (an outside review's credential, moved to an account allowing
+ * 100 per 10 s, went on at the 10 per 10 s learned for the one before). Runs under way keep theirs.
+ */
+export function accountFor(key: string, serves?: string): Account {
 	let account = accounts.get(key);
-	if (!account) {
+	if (!account || (serves !== undefined && served.get(account) !== serves)) {
 		for (const [other, candidate] of accounts) if (candidate.idle) accounts.delete(other);
 		account = new Account();
+		if (serves !== undefined) served.set(account, serves);
 		accounts.set(key, account);
 	}
 	account.touch();
