@@ -510,11 +510,31 @@ describe('an account limit found from refusals', () => {
 		expect(svc.log.filter(({ accepted }) => !accepted)).toHaveLength(refusedBefore);
 		expect(account.state.learned).toMatchObject({ count: 10 });
 
-		// The plan was raised to 20: once ten windows' worth (100) went at 10 without a refusal, one more per window.
+		// The plan was raised to 20: once ten windows' worth (100) went at 10 without a refusal, one
+		// more per window; five windows' worth after, 10% more (one).
 		const raised = service(20, 5_000, 50);
 		await sendAll(account, raised, 120);
 		expect(raised.log.filter(({ accepted }) => !accepted)).toHaveLength(0);
-		expect(account.state.learned).toMatchObject({ count: 11 });
+		expect(account.state.learned).toMatchObject({ count: 12 });
+	});
+
+	it('a plan raised from 10 to 30 per 5 s is found in a few dozen windows: each creep without a refusal is bigger than the one before (at most 25%); one refusal puts it back to 5%', async () => {
+		const account = new Account();
+		const svc = service(10, 5_000, 50);
+		await sendAll(account, svc, 30);
+		expect(account.state.learned).toMatchObject({ count: 10, windowMs: 5_000 });
+		const raised = service(30, 5_000, 50);
+		const started = Date.now();
+		await sendAll(account, raised, 600);
+		const refused = raised.log.filter(({ accepted }) => !accepted).length;
+		console.log(`plan raised 10 -> 30 per 5 s: 600 in ${Date.now() - started} ms, ${refused} refused, learned ${JSON.stringify({ ...account.state.learned, taughtBy: undefined })}`);
+		// At 5% a creep (one per ten windows' worth below 20) the 600 took 246 s and reached 15 per
+		// window; now 186 s and 29 (ideal at 30: 100 s).
+		expect(account.state.learned!.count).toBeGreaterThanOrEqual(27);
+		expect(account.state.learned!.count).toBeLessThanOrEqual(30);
+		expect(Date.now() - started).toBeLessThanOrEqual(200_000);
+		// A creep past 30 is refused: what was under way then, and the probes.
+		expect(refused).toBeLessThanOrEqual(20);
 	});
 
 	it('answers during a pause count nothing toward the creep, and a refusal starts its count again, though the pause teaches nothing', async () => {

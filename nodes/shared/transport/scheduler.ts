@@ -62,7 +62,8 @@ import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
  *       earlier, by at least the way back of the answer, and the next request still has its way
  *       there to go; together those take about a whole round trip). The count creeps up by 5%
  *       once ten windows' worth were accepted at it without a refusal (a plan may be raised;
- *       idle time shows nothing), and is learned again at the next refusal.
+ *       idle time shows nothing), then every two windows' worth by twice the step before while
+ *       none is refused (CREEP_AFTER_WINDOWS), and is learned again at the next refusal.
  *    f. Two limits at once (a gateway's per-second limit in front of the plan's per-minute one):
  *       a limit learned over a longer window does not replace the one learned before while that
  *       one still holds (the service never took more than twice it within its window: a counter
@@ -352,8 +353,18 @@ const KEPT_ROUND_TRIPS = 100;
 /** The least two answer times are taken to be off from the service's counting (rule 5d). */
 const ESTIMATE_TOLERANCE_MS = 20;
 
-/** A learned limit creeps up once this many windows' worth were accepted at it without a refusal. */
+/**
+ * A learned limit creeps up once this many windows' worth were accepted at it without a refusal,
+ * by CREEP_FIRST; then, while no refusal comes, again after CREEP_AGAIN_AFTER_WINDOWS, each time
+ * by twice as much as the time before (at most doubling the count). A limit learned below the
+ * account's (a plan raised; another credential of the account sending too, in an outside review:
+ * left alone, one crept from 1 per 10 s by one per ten windows for minutes) is found in a few
+ * dozen windows, not hundreds; a limit that holds costs one refusal per ten windows, as before.
+ */
 const CREEP_AFTER_WINDOWS = 10;
+const CREEP_AGAIN_AFTER_WINDOWS = 5;
+const CREEP_FIRST = 0.05;
+const CREEP_MOST = 0.25;
 
 /** A limit learned from the service's refusals: at most `count` answers in any `windowMs`. */
 interface LearnedLimit {
@@ -363,6 +374,8 @@ interface LearnedLimit {
 	base: number;
 	/** Answers accepted since it was learned or last crept up (creep). */
 	acceptedSince: number;
+	/** Creeps since it was learned or last refused: the next one is bigger and comes sooner (creep). */
+	creeps?: number;
 	/** The refusals it was learned from (rule 5f: a longer limit learned later replaces it only when it explains them too). */
 	taughtBy: number[];
 	/** Its count when last learned from a pause, before any creep (rule 5f). */
@@ -894,8 +907,11 @@ export class Account {
 				fullUntil: [],
 				besideFreeAt: this.besideFreeAt(now),
 			};
-			// A refusal: what the creep counts starts again.
-			for (const learned of this.learnedLimits) learned.acceptedSince = 0;
+			// A refusal: what the creep counts starts again, from its first step.
+			for (const learned of this.learnedLimits) {
+				learned.acceptedSince = 0;
+				learned.creeps = 0;
+			}
 		} else if (probe) {
 			noteRefusal(this.pause.refusals, now);
 			this.pause.refusedProbes++;
@@ -1161,9 +1177,11 @@ export class Account {
 		// Answers during a pause are no evidence of room: the service is refusing.
 		if (this.pause) return;
 		for (const learned of this.learnedLimits) {
-			if (++learned.acceptedSince < CREEP_AFTER_WINDOWS * learned.count) continue;
+			const creeps = learned.creeps ?? 0;
+			if (++learned.acceptedSince < (creeps === 0 ? CREEP_AFTER_WINDOWS : CREEP_AGAIN_AFTER_WINDOWS) * learned.count) continue;
 			learned.base = learned.count;
-			learned.count += Math.max(1, Math.round(learned.count * 0.05));
+			learned.count += Math.max(1, Math.round(learned.count * Math.min(CREEP_MOST, CREEP_FIRST * 2 ** creeps)));
+			learned.creeps = creeps + 1;
 			learned.acceptedSince = 0;
 		}
 	}
