@@ -82,6 +82,27 @@ describe('template variables (resource mapper)', () => {
 		}
 	});
 
+	it('a template chosen when the node runs (the AI model, an expression of the item): says its variables cannot be shown here, not "Choose a template first" or "[object Object]"', async () => {
+		const notice = async (template: unknown) =>
+			(await callResourceMapper({ ...editor({ template: { __rl: true, mode: 'id', value: template } }), method: 'getTemplateVariables' })).emptyFieldsNotice;
+		const chosenWhenRun = /^The template is chosen when the node runs \(by an expression, or by the AI model\), so its variables cannot be shown here/;
+		expect(await notice("={{ $fromAI('Template', 'the template ID', 'string') }}")).toMatch(chosenWhenRun);
+		expect(await notice('={{ $json.templateId }}')).toMatch(chosenWhenRun);
+		// n8n 1.x gives the AI tool's "defined by the model" template to the mapper as an object.
+		expect(await notice({ fromAI: true })).toMatch(chosenWhenRun);
+		// An expression that gives an ID in the editor lists that template's variables.
+		const fields = await callResourceMapper({ ...editor({ template: { __rl: true, mode: 'id', value: `={{ "${APPOINTMENT_REMINDER}" }}` } }), method: 'getTemplateVariables' });
+		expect(fields.fields.map((field) => field.id)).toEqual(['body1', 'body2']);
+	});
+
+	it("a credential without a Templates Base URL: says that the node then cannot show a template's variables and sends only templates without them", async () => {
+		const credentials = { ...emulator.credentials, messagingBearerApi: { ...emulator.credentials.messagingBearerApi, templatesBaseUrl: '' } };
+		const result = await callResourceMapper({ ...editor({ template: { __rl: true, mode: 'id', value: APPOINTMENT_REMINDER } }), credentials, method: 'getTemplateVariables' });
+		expect(result.emptyFieldsNotice).toBe(
+			"Set the credential's Templates Base URL (API section of your account dashboard): without it the node cannot show a template's variables, and can send only templates without variables.",
+		);
+	});
+
 	it('explains an empty list', async () => {
 		expect((await fieldsOf('c0ffee00-1234-4abc-8def-0123456789a3')).emptyFieldsNotice).toBe('This template has no variables');
 		expect((await fieldsOf('00000000-0000-4000-8000-000000000000')).emptyFieldsNotice).toMatch(/No template with ID/);
@@ -90,9 +111,10 @@ describe('template variables (resource mapper)', () => {
 
 	it("says why when the account's templates cannot be read, rather than showing no fields without a word (outside review)", async () => {
 		const wrong = 'sk_live_WRONG_3b9f2e71c4';
+		// (An empty Templates Base URL has a notice of its own, above.)
 		for (const credentials of [
 			{ ...emulator.credentials, messagingBearerApi: { ...emulator.credentials.messagingBearerApi, accessToken: wrong } },
-			{ ...emulator.credentials, messagingBearerApi: { ...emulator.credentials.messagingBearerApi, templatesBaseUrl: '' } },
+			{ ...emulator.credentials, messagingBearerApi: { ...emulator.credentials.messagingBearerApi, templatesBaseUrl: 'http://127.0.0.1:9/api:closed' } },
 		]) {
 			const result = await callResourceMapper({ ...editor({ template: { __rl: true, mode: 'list', value: APPOINTMENT_REMINDER } }), credentials, method: 'getTemplateVariables' });
 			expect(result.fields).toEqual([]);

@@ -2,10 +2,39 @@ import type { ILoadOptionsFunctions, ResourceMapperFields } from 'n8n-workflow';
 
 import { findTemplate, listTemplates, templateName, templateProblem, templateVariables } from '../templates';
 
+/** Said when the template is not chosen in the editor: its variables are known only when the node runs. */
+const CHOSEN_WHEN_RUN =
+	'The template is chosen when the node runs (by an expression, or by the AI model), so its variables cannot be shown here, and only a template without variables can be sent so. To fill in variables, choose the template here.';
+
+/** Said when the credential has no Templates Base URL: the node cannot know any template's variables. */
+const NO_TEMPLATES_URL =
+	"Set the credential's Templates Base URL (API section of your account dashboard): without it the node cannot show a template's variables, and can send only templates without variables.";
+
+/** The template as the editor holds it: an expression (`=...`) stays one, a resource locator gives its value. */
+function templateAsSet(context: ILoadOptionsFunctions): unknown {
+	const raw = context.getCurrentNodeParameter('template');
+	return raw !== null && typeof raw === 'object' && '__rl' in raw ? (raw as { value?: unknown }).value : raw;
+}
+
 /** The chosen template's variables as fields to fill in (body1..bodyN, media, visit_website). */
 export async function getTemplateVariables(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
-	const templateId = String(this.getNodeParameter('template', '', { extractValue: true }) ?? '').trim();
-	if (templateId === '') return { fields: [], emptyFieldsNotice: 'Choose a template first' };
+	const asSet = templateAsSet(this);
+	let chosen: unknown;
+	try {
+		chosen = this.getNodeParameter('template', '', { extractValue: true });
+	} catch {
+		// An expression of the item's data: there is no item in the editor.
+		chosen = undefined;
+	}
+	const templateId = typeof chosen === 'string' ? chosen.trim() : '';
+	if (templateId === '') {
+		// An expression that gives no ID here, or n8n 1.x's AI tool "defined by the model", which
+		// arrives as an object (outside review: "No template with ID [object Object]").
+		const byExpression = (typeof asSet === 'string' && asSet.startsWith('=')) || (chosen !== null && chosen !== undefined && typeof chosen !== 'string');
+		return { fields: [], emptyFieldsNotice: byExpression ? CHOSEN_WHEN_RUN : 'Choose a template first' };
+	}
+	const credentials = await this.getCredentials('messagingBearerApi').catch(() => undefined);
+	if (credentials && String(credentials.templatesBaseUrl ?? '').trim() === '') return { fields: [], emptyFieldsNotice: NO_TEMPLATES_URL };
 
 	let templates;
 	try {
@@ -13,7 +42,7 @@ export async function getTemplateVariables(this: ILoadOptionsFunctions): Promise
 	} catch (error) {
 		// Thrown, n8n's editor shows nothing: the fields vanish without a word (values set before stay, and are sent).
 		const { message, description } = error as Error & { description?: unknown };
-		const hint = typeof description === 'string' && description !== '' ? ` ${description}` : '';
+		const hint = typeof description === 'string' && description !== '' ? ` ${description.replace(/\.?$/, '.')}` : '';
 		return { fields: [], emptyFieldsNotice: `The account's templates could not be read, so this template's variables cannot be shown: ${message}.${hint} Values set before are kept. Reopen the node to try again.` };
 	}
 	const template = findTemplate(templates, templateId);
