@@ -1046,6 +1046,17 @@ describe('the accounts of the process', () => {
 		accountFor('unit:cred-Z:send');
 		expect(accountFor('unit:cred-X:send')).not.toBe(mine);
 	});
+
+	it('a credential edited to reach another account of the service (its base URL or key) gets a new one; its runs under way keep theirs', async () => {
+		const before = accountFor('unit:cred-E:send', 'digest of URL A and key A');
+		before.learned = { count: 10, base: 10, windowMs: 10_000, acceptedSince: 0, taughtBy: [], asLearned: 10 };
+		expect(accountFor('unit:cred-E:send', 'digest of URL A and key A')).toBe(before);
+		const after = accountFor('unit:cred-E:send', 'digest of URL B and key A');
+		expect(after).not.toBe(before);
+		expect(after.state.learned).toBeUndefined();
+		// What a run under way holds is untouched.
+		expect(before.state.learned).toMatchObject({ count: 10 });
+	});
 });
 
 describe('a step of the system clock (NTP, a VM resumed) is not time passing', () => {
