@@ -248,11 +248,16 @@ async function execute(opts: RunWorkflowOptions): Promise<RunResult> {
 			startNode: pickStartNode(workflow, nodes, opts.startNode),
 		});
 		opts.signal?.addEventListener('abort', () => running.cancel(), { once: true });
-		const timeout = opts.timeoutMs === undefined ? undefined : setTimeout(() => running.cancel(), opts.timeoutMs);
+		let ended = false;
+		if (opts.timeoutMs !== undefined) {
+			void n8nWorkflow.sleep(opts.timeoutMs).then(() => {
+				if (!ended) running.cancel();
+			});
+		}
 		try {
 			data = await running;
 		} finally {
-			clearTimeout(timeout);
+			ended = true;
 		}
 	} catch (error) {
 		// Raised before the run starts, e.g. WorkflowHasIssuesError (missing required parameters).
