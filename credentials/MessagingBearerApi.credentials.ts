@@ -57,7 +57,7 @@ export class MessagingBearerApi implements ICredentialType {
 			placeholder: 'e.g. https://api.example.com/api:GhI789',
 			description:
 				'Base URL of the list templates API (host + /api:&lt;group ID&gt;), as the API section of your account dashboard shows it.',
-			hint: "Needed for Template → Get Many, and for Send Template's template list and variable fields: without it, Send Template can send only templates without variables",
+			hint: "Needed for Template → Get Many, and for Send Template's template list and variable fields: without it, the editor shows no fields for a template's variables",
 		},
 		{
 			displayName: 'Sandbox Base URL',

@@ -95,11 +95,11 @@ describe('template variables (resource mapper)', () => {
 		expect(fields.fields.map((field) => field.id)).toEqual(['body1', 'body2']);
 	});
 
-	it("a credential without a Templates Base URL: says that the node then cannot show a template's variables and sends only templates without them", async () => {
+	it("a credential without a Templates Base URL: says that the node then cannot show a template's variables, nor fill them in", async () => {
 		const credentials = { ...emulator.credentials, messagingBearerApi: { ...emulator.credentials.messagingBearerApi, templatesBaseUrl: '' } };
 		const result = await callResourceMapper({ ...editor({ template: { __rl: true, mode: 'id', value: APPOINTMENT_REMINDER } }), credentials, method: 'getTemplateVariables' });
 		expect(result.emptyFieldsNotice).toBe(
-			"Set the credential's Templates Base URL (API section of your account dashboard): without it the node cannot show a template's variables, and can send only templates without variables.",
+			"Set the credential's Templates Base URL (API section of your account dashboard): without it the node cannot show this template's variables, so they cannot be filled in here. Values set before are kept.",
 		);
 	});
 

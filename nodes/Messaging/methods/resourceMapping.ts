@@ -4,11 +4,11 @@ import { findTemplate, listTemplates, templateName, templateProblem, templateVar
 
 /** Said when the template is not chosen in the editor: its variables are known only when the node runs. */
 const CHOSEN_WHEN_RUN =
-	'The template is chosen when the node runs (by an expression, or by the AI model), so its variables cannot be shown here, and only a template without variables can be sent so. To fill in variables, choose the template here.';
+	"The template is chosen when the node runs (by an expression, or by the AI model), so its variables cannot be shown here. To fill in a template's variables, choose the template here.";
 
 /** Said when the credential has no Templates Base URL: the node cannot know any template's variables. */
 const NO_TEMPLATES_URL =
-	"Set the credential's Templates Base URL (API section of your account dashboard): without it the node cannot show a template's variables, and can send only templates without variables.";
+	"Set the credential's Templates Base URL (API section of your account dashboard): without it the node cannot show this template's variables, so they cannot be filled in here. Values set before are kept.";
 
 /** The template as the editor holds it: an expression (`=...`) stays one, a resource locator gives its value. */
 function templateAsSet(context: ILoadOptionsFunctions): unknown {
