@@ -1,5 +1,6 @@
 import type { ILoadOptionsFunctions, ResourceMapperFields } from 'n8n-workflow';
 
+import { baseUrlLeftEmpty } from '../../shared/transport';
 import { findTemplate, listTemplates, templateName, templateProblem, templateVariables } from '../templates';
 
 /** Said when the template is not chosen in the editor: its variables are known only when the node runs. */
@@ -33,8 +34,7 @@ export async function getTemplateVariables(this: ILoadOptionsFunctions): Promise
 		const byExpression = (typeof asSet === 'string' && asSet.startsWith('=')) || (chosen !== null && chosen !== undefined && typeof chosen !== 'string');
 		return { fields: [], emptyFieldsNotice: byExpression ? CHOSEN_WHEN_RUN : 'Choose a template first' };
 	}
-	const credentials = await this.getCredentials('messagingBearerApi').catch(() => undefined);
-	if (credentials && String(credentials.templatesBaseUrl ?? '').trim() === '') return { fields: [], emptyFieldsNotice: NO_TEMPLATES_URL };
+	if (await baseUrlLeftEmpty(this, 'templates')) return { fields: [], emptyFieldsNotice: NO_TEMPLATES_URL };
 
 	let templates;
 	try {

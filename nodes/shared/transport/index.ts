@@ -200,6 +200,18 @@ export async function checkTarget(run: Run, api: ServiceApi, itemIndex: number, 
 	baseUrlOf(run, api, target, itemIndex);
 }
 
+/**
+ * Whether the credential leaves an API group's base URL empty, by the rule requests go by: an
+ * optional one (the Templates Base URL) may be, and an editor call then says what that costs.
+ */
+export async function baseUrlLeftEmpty(context: ILoadOptionsFunctions, api: ServiceApi): Promise<boolean> {
+	const { credentialType, baseUrlField, urlPolicy } = SERVICE_APIS[api];
+	const credentials = await context.getCredentials(credentialType).catch(() => undefined);
+	if (!credentials) return false;
+	const check = normalizeBaseUrl(credentials[baseUrlField], urlPolicy);
+	return !check.ok && check.empty === true;
+}
+
 /** The base URL a request needs, or a clear error naming the credential field (the base URL's, or the key's when it cannot be sent). */
 function baseUrlOf(run: Run, api: ServiceApi, { baseUrl: check, keyProblem: problem }: Pick<Target, 'baseUrl' | 'keyProblem'>, itemIndex: number): string {
 	if (problem) {

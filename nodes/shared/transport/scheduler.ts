@@ -494,6 +494,8 @@ export class Account {
 	private pumping = false;
 	/** When a run last took the account, queued on it or had an answer (see idle). */
 	private lastUsed: number;
+	/** Which of the service's accounts it was learned for (accountFor's `serves`). */
+	serves?: string;
 
 	constructor(private readonly clock: Clock = realClock) {
 		this.lastUsed = clock.now();
@@ -1314,8 +1316,6 @@ function noteRefusal(refusals: number[], time: number): void {
 
 /** Accounts of this process, one per credential and API group; in memory only. */
 const accounts = new Map<string, Account>();
-/** What each account was learned for (`serves` of accountFor). */
-const served = new WeakMap<Account, string>();
 
 /**
  * The account of a credential and API group. `serves` says which account of the service it is
@@ -1325,10 +1325,10 @@ const served = new WeakMap<Account, string>();
  */
 export function accountFor(key: string, serves?: string): Account {
 	let account = accounts.get(key);
-	if (!account || (serves !== undefined && served.get(account) !== serves)) {
+	if (!account || (serves !== undefined && account.serves !== serves)) {
 		for (const [other, candidate] of accounts) if (candidate.idle) accounts.delete(other);
 		account = new Account();
-		if (serves !== undefined) served.set(account, serves);
+		account.serves = serves;
 		accounts.set(key, account);
 	}
 	account.touch();
