@@ -32,6 +32,8 @@ const WINDOW_MS = 5_000;
 const LATENCY_MS = 20;
 
 const emulator = useEmulator({ seed: 3 });
+/** The scheduler of the package the engine runs (dist/, loaded by Node's require): what it learned. */
+const distScheduler = () => createRequire(import.meta.url)('../../dist/nodes/shared/transport/scheduler.js') as typeof import('../../nodes/shared/transport/scheduler');
 /** Another account of the service, at its own base URL: a credential edited to reach it. */
 const otherAccount = useEmulator({ seed: 4 });
 
@@ -159,7 +161,7 @@ describe('two account limits at once, unknown to the node', () => {
 		expect(emulator.maxRequestsInWindow(6_000, (request) => request.outcome === 'delivered')).toBeLessThanOrEqual(15);
 
 		// Both learned: the scheduler of the package the engine runs (dist/, loaded by Node's require).
-		const { accountFor } = createRequire(import.meta.url)('../../dist/nodes/shared/transport/scheduler.js') as typeof import('../../nodes/shared/transport/scheduler');
+		const { accountFor } = distScheduler();
 		const { learned, learnedLonger } = accountFor(`messagingBearerApi:messagingBearerApi-${credentialId}:send`).state;
 		expect(learned).toMatchObject({ base: 5, windowMs: 1_000 });
 		expect(learnedLonger).toMatchObject({ count: 15, windowMs: 6_000 });
@@ -331,7 +333,7 @@ describe('a credential edited to reach another account', () => {
 		const credentialId = 'seek-edited';
 		const learning = await execution(bulkItems(2 * LIMIT), credentialId);
 		expect(learning.error).toBeUndefined();
-		const { accountFor } = createRequire(import.meta.url)('../../dist/nodes/shared/transport/scheduler.js') as typeof import('../../nodes/shared/transport/scheduler');
+		const { accountFor } = distScheduler();
 		expect(accountFor(`messagingBearerApi:messagingBearerApi-${credentialId}:send`).state.learned).toMatchObject({ count: LIMIT, windowMs: WINDOW_MS });
 
 		// The same credential, its Send Base URL now another account's, which has no such limit (an

@@ -389,23 +389,28 @@ describe('the service\'s error code names the condition when its words do not (s
 });
 
 describe('a 5xx on a send, which may have been delivered: nothing in its error says to try again', () => {
-	it('send answered 500 {"success":false,"message":"Internal server error"}: "Check before resending", and no "Try again later" beside it (outside review: an AI agent read it and sent the message twice)', async () => {
+	it.each([
+		{
+			name: 'send answered 500 {"success":false,"message":"Internal server error"}: "Check before resending", and no "Try again later" beside it (outside review: an AI agent read it and sent the message twice)',
+			options: {},
+			requests: 1,
+			message: /may have been delivered.*Check before resending/,
+			description: /^The service answered HTTP 500, an error on its side\. /,
+		},
+		{
+			name: 'with Retry Sends After Server Errors, a send answered 500 each time: tried again, "perhaps more than once ... Check before resending", and no "Try again later" beside it',
+			options: { retrySendsOnServerError: true, maxRetries: 1 },
+			requests: 2,
+			message: /perhaps more than once.*Check before resending/,
+			description: /^The service answered HTTP 500, an error on its side\./,
+		},
+	])('$name', async ({ options, requests, message, description }) => {
 		const { url, seen } = await answering('send', 500, { success: false, message: 'Internal server error' });
-		const result = await run(url, 'send', { continueOnFail: false });
-		expect(seen).toHaveLength(1);
+		const result = await run(url, 'send', { continueOnFail: false, options });
+		expect(seen).toHaveLength(requests);
 		const error = result.error as { message: string; description?: string };
-		expect(error.message).toMatch(/may have been delivered.*Check before resending/);
-		expect(error.description).toMatch(/^The service answered HTTP 500, an error on its side\. /);
-		expect(`${error.message} ${error.description}`).not.toMatch(/try again/i);
-	});
-
-	it('with Retry Sends After Server Errors, a send answered 500 each time: tried again, "perhaps more than once ... Check before resending", and no "Try again later" beside it', async () => {
-		const { url, seen } = await answering('send', 500, { success: false, message: 'Internal server error' });
-		const result = await run(url, 'send', { continueOnFail: false, options: { retrySendsOnServerError: true, maxRetries: 1 } });
-		expect(seen).toHaveLength(2);
-		const error = result.error as { message: string; description?: string };
-		expect(error.message).toMatch(/perhaps more than once.*Check before resending/);
-		expect(error.description).toMatch(/^The service answered HTTP 500, an error on its side\./);
+		expect(error.message).toMatch(message);
+		expect(error.description).toMatch(description);
 		expect(`${error.message} ${error.description}`).not.toMatch(/try again/i);
 	});
 
