@@ -6,8 +6,8 @@ import { keyOf, setsHeader } from './headerAuthentication';
  * One account's bearer token and the base URL of each Bearer API group. The service puts
  * every API group under its own opaque `/api:<group_id>` address, so each is pasted here as
  * shown in the account dashboard; only the ones the user's operations need are required.
- * The nodes test it (`testedBy`): a list of templates, or of one sandbox plant, and never
- * over plain http to a host that is not loopback.
+ * The nodes test it (`testedBy`) at every base URL that is set: a list of templates or of one
+ * sandbox plant, an empty body to a send; never over plain http to a host that is not loopback.
  */
 export class MessagingBearerApi implements ICredentialType {
 	name = 'messagingBearerApi';

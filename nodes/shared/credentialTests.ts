@@ -117,45 +117,67 @@ function urlOf(raw: unknown, label: string, policy: BaseUrlPolicy, path: string)
 
 const present = (value: unknown) => typeof value === 'string' && value.trim() !== '';
 
+/** The Bearer credential's base URLs, in the order a failure is reported, and how each is probed. */
+const BEARER_PROBES = [
+	{ field: 'templatesBaseUrl', label: 'Templates Base URL', policy: 'httpsOrLoopback', path: '/get_templates', method: 'GET', api: 'templates' },
+	{ field: 'sendBaseUrl', label: 'Send Base URL', policy: 'httpsOrLoopback', path: '/send', method: 'POST', api: 'send' },
+	{ field: 'templateSendBaseUrl', label: 'Template Send Base URL', policy: 'httpsOrLoopback', path: '/send_template_message_by_api', method: 'POST', api: 'templateSend' },
+	{ field: 'sandboxBaseUrl', label: 'Sandbox Base URL', policy: 'any', path: '/plants?limit=1', method: 'GET', api: 'sandbox' },
+] as const;
+
 /**
- * Bearer token: list templates; without a Templates Base URL, an empty-body probe of a send
- * endpoint (no message can come of it, and the key is checked first: spec 4.1's 401/403), or
- * list one sandbox plant when only the sandbox is set up.
+ * Bearer token: every base URL that is set, at once (outside review: a mistyped Template Send
+ * Base URL passed the test, because only the Templates Base URL was called). Lists are read
+ * (templates; one sandbox plant); a send endpoint gets an empty body, which no message can come
+ * of, and whose key is checked first (spec 4.1's 401/403). Any URL that fails fails the test,
+ * and the message names it.
  */
 export async function messagingBearerApiTest(
 	this: ICredentialTestFunctions,
 	credential: ICredentialsDecrypted,
 ): Promise<INodeCredentialTestResult> {
 	const data = credential.data ?? {};
-	const how = present(data.templatesBaseUrl)
-		? { url: urlOf(data.templatesBaseUrl, 'Templates Base URL', 'httpsOrLoopback', '/get_templates'), method: 'GET' as const, api: 'templates' as const }
-		: present(data.sendBaseUrl)
-			? { url: urlOf(data.sendBaseUrl, 'Send Base URL', 'httpsOrLoopback', '/send'), method: 'POST' as const, api: 'send' as const }
-			: present(data.templateSendBaseUrl)
-				? { url: urlOf(data.templateSendBaseUrl, 'Template Send Base URL', 'httpsOrLoopback', '/send_template_message_by_api'), method: 'POST' as const, api: 'templateSend' as const }
-				: present(data.sandboxBaseUrl)
-					? { url: urlOf(data.sandboxBaseUrl, 'Sandbox Base URL', 'any', '/plants?limit=1'), method: 'GET' as const, api: 'sandbox' as const }
-					: undefined;
-	if (!how) return { status: 'Error', message: 'Set a base URL (Send, Template Send, Templates or Sandbox) to test the token' };
-	const { url, method, api } = how;
-	if (typeof url !== 'string') return url;
-	const target = new URL(url);
-	if (target.protocol === 'http:' && !isLoopbackHost(target.hostname)) {
+	const set = BEARER_PROBES.filter((how) => present(data[how.field]));
+	if (set.length === 0) return { status: 'Error', message: 'Set a base URL (Send, Template Send, Templates or Sandbox) to test the token' };
+	// Every URL's form is checked before the token goes anywhere.
+	const probes: Array<(typeof BEARER_PROBES)[number] & { url: string }> = [];
+	for (const how of set) {
+		const url = urlOf(data[how.field], how.label, how.policy, how.path);
+		if (typeof url !== 'string') return url;
+		probes.push({ ...how, url });
+	}
+	// The sandbox may be plain http anywhere (the contract); the test does not send the token over it.
+	const unencrypted = (url: string) => {
+		const target = new URL(url);
+		return target.protocol === 'http:' && !isLoopbackHost(target.hostname);
+	};
+	const tested = probes.filter((how) => !unencrypted(how.url));
+	if (tested.length === 0) {
 		return {
 			status: 'Error',
-			message: `Not tested: the Sandbox Base URL is plain http on ${target.host}, and the test would send your token unencrypted. The Sandbox Plants node still uses it as configured.`,
+			message: `Not tested: the Sandbox Base URL is plain http on ${new URL(probes[0].url).host}, and the test would send your token unencrypted. The Sandbox Plants node still uses it as configured.`,
 		};
 	}
-	return await probe.call(this, {
-		method,
-		url,
-		headers: { Authorization: `Bearer ${keyOf(data.accessToken)}` },
-		api,
-		secret: data.accessToken,
-		// A send refuses the empty body once it accepted the key; a list must come back as one (spec 4.3, 4.6).
-		bodyRefusalMeansKeyAccepted: method === 'POST',
-		isSuccess: method === 'GET' ? Array.isArray : undefined,
-	});
+	const results = await Promise.all(
+		tested.map(
+			async ({ url, method, api }) =>
+				await probe.call(this, {
+					method,
+					url,
+					headers: { Authorization: `Bearer ${keyOf(data.accessToken)}` },
+					api,
+					secret: data.accessToken,
+					// A send refuses the empty body once it accepted the key; a list must come back as one (spec 4.3, 4.6).
+					bodyRefusalMeansKeyAccepted: method === 'POST',
+					isSuccess: method === 'GET' ? Array.isArray : undefined,
+				}),
+		),
+	);
+	const failed = results.findIndex((result) => result.status !== 'OK');
+	if (failed === -1) return { status: 'OK', message: 'Key accepted' };
+	// One answer for all (a refused token says so at every URL) needs no URL named.
+	if (tested.length === 1 || results.every((result) => result.message === results[failed].message)) return results[failed];
+	return { status: 'Error', message: `${tested[failed].label}: ${results[failed].message}` };
 }
 
 /** Dashboard key: its only endpoint sends, so it gets an empty body no message can come of. */

@@ -50,8 +50,12 @@ describe.each(Object.keys(SECRET_FIELD) as CredentialType[])('%s', (type) => {
 		expect(requests.length).toBeGreaterThanOrEqual(1);
 		const request = requests[requests.length - 1];
 		if (type === 'messagingBearerApi') {
-			expect(request.headers.authorization).toBe(`Bearer ${ctx.tokens.bearer}`);
-			expect(request.method).toBe('GET'); // a read, never a send
+			// Every base URL that is set, once: the lists read, the sends given an empty body.
+			expect(requests.map((r) => r.api).sort()).toEqual(['plantsList', 'send', 'templateSend', 'templates']);
+			for (const r of requests) {
+				expect(r.headers.authorization).toBe(`Bearer ${ctx.tokens.bearer}`);
+				if (r.method === 'POST') expect(r.body).toEqual({});
+			}
 		} else if (type === 'messagingAuthorizationKeyApi') {
 			expect(request.headers.authorization).toBe(ctx.tokens.dashboardKey);
 			expect(request.api).toBe('dashboard');

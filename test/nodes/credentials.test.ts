@@ -70,11 +70,17 @@ describe('a key no HTTP header can carry is named before anything is sent (outsi
 });
 
 describe('credential tests never send a message', () => {
-	it('Bearer: lists templates with the token', async () => {
+	it('Bearer: tests every base URL that is set, once each (templates listed, sends given an empty body, one plant listed)', async () => {
 		const ok = await callCredentialTest({ nodeType: 'messaging', credentialType: 'messagingBearerApi', data: emulator.credentials.messagingBearerApi });
-		expect(ok.status).toBe('OK');
-		expect(emulator.requests[0]).toMatchObject({ api: 'templates', method: 'GET' });
-		expect(emulator.requests[0].headers.authorization).toBe(`Bearer ${emulator.tokens.bearer}`);
+		expect(ok).toEqual({ status: 'OK', message: 'Key accepted' });
+		const byApi = Object.fromEntries(emulator.requests.map((request) => [request.api, request]));
+		expect(emulator.requests).toHaveLength(4);
+		expect(byApi.templates).toMatchObject({ method: 'GET', status: 200 });
+		expect(byApi.send).toMatchObject({ method: 'POST', body: {}, status: 400 });
+		expect(byApi.templateSend).toMatchObject({ method: 'POST', body: {}, status: 400 });
+		expect(byApi.plantsList).toMatchObject({ method: 'GET', query: { limit: '1' }, status: 200 });
+		for (const request of emulator.requests) expect(request.headers.authorization).toBe(`Bearer ${emulator.tokens.bearer}`);
+		expect(emulator.deliveries).toHaveLength(0);
 		const wrong = await callCredentialTest({
 			nodeType: 'messaging',
 			credentialType: 'messagingBearerApi',
@@ -92,7 +98,32 @@ describe('credential tests never send a message', () => {
 		});
 		expect(short).toEqual({ status: 'Error', message: expect.stringMatching(/The key was refused \(HTTP 401\)/) });
 		expect(short.message).not.toMatch(/\bk3y42\b/);
-		expect(emulator.requests).toHaveLength(1);
+		// Refused alike at every URL: the message names none of them.
+		expect(short.message).not.toMatch(/Base URL/);
+		expect(emulator.requests.map((request) => request.status)).toEqual([401, 401, 401, 401]);
+	});
+
+	it('Bearer: a mistyped base URL fails the test and is named, though the others accept the token (outside review: only the Templates Base URL was called)', async () => {
+		const { templateSendBaseUrl } = emulator.credentials.messagingBearerApi;
+		const mistyped = `${templateSendBaseUrl}x`;
+		const result = await callCredentialTest({
+			nodeType: 'messaging',
+			credentialType: 'messagingBearerApi',
+			data: { ...emulator.credentials.messagingBearerApi, templateSendBaseUrl: mistyped },
+		});
+		expect(result).toEqual({ status: 'Error', message: expect.stringMatching(/^Template Send Base URL: .*check the URL$/) });
+		expect(result.message).toContain(`${mistyped}/send_template_message_by_api`);
+		expect(emulator.deliveries).toHaveLength(0);
+	});
+
+	it('Bearer: a base URL of the wrong form fails the test before the token goes anywhere, though another is set correctly', async () => {
+		const result = await callCredentialTest({
+			nodeType: 'messaging',
+			credentialType: 'messagingBearerApi',
+			data: { ...emulator.credentials.messagingBearerApi, sendBaseUrl: 'api.example.com/api:x' },
+		});
+		expect(result).toEqual({ status: 'Error', message: expect.stringMatching(/^Send Base URL /) });
+		expect(emulator.requests).toEqual([]);
 	});
 
 	it('Bearer with only a sandbox URL: lists one plant', async () => {
@@ -191,7 +222,9 @@ describe('credential tests hold against answers we did not design for', () => {
 	it.each(cases)('%s: an HTML page answering 200 is not "accepted"', async (credentialType, nodeType) => {
 		emulator.setFaults({ script: ['html-200'] });
 		const result = await callCredentialTest({ nodeType, credentialType, data: emulator.credentials[credentialType] });
-		expect(result).toEqual({ status: 'Error', message: expect.stringMatching(/^Unexpected answer from .* not JSON/) });
+		// The Bearer credential's other URLs answered well: the one that did not is named.
+		const named = credentialType === 'messagingBearerApi' ? 'Templates Base URL: ' : '';
+		expect(result).toEqual({ status: 'Error', message: expect.stringMatching(new RegExp(`^${named}Unexpected answer from .* not JSON`)) });
 		expect(result.message).not.toMatch(/<html|<!doctype/i);
 	});
 
