@@ -614,6 +614,15 @@ export function serviceError(node: INode, input: ServiceErrorInput): NodeApiErro
 function statusHint(status: number, mayHaveActed: boolean): string {
 	if (status >= 500) return `The service answered HTTP ${status}, an error on its side.${mayHaveActed ? '' : ' Try again later.'}`;
 	if (status === 404) return 'The service answered HTTP 404: check the ID, and the base URL in the credential.';
+	// Outside review: "The service answered HTTP 200." under a failure said nothing a user could act on.
+	if (status === 409) return 'The service answered HTTP 409, a conflict with what it already holds (an ID already in use, for example): use another ID, or check what exists.';
+	if (status === 400 || status === 422) return `The service answered HTTP ${status}: it did not take the request as sent. Check the item's values against its reason above.`;
+	// An answer that says both (sent, and failed) is in doubt: no "did not do" beside "may have been delivered".
+	if (status >= 200 && status < 300) {
+		return mayHaveActed
+			? `The service answered HTTP ${status} and reported a failure in the same answer.`
+			: `The service answered HTTP ${status} but reported a failure: its reason above says what it did not do.`;
+	}
 	return `The service answered HTTP ${status}.`;
 }
 

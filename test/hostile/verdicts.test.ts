@@ -388,6 +388,28 @@ describe('the service\'s error code names the condition when its words do not (s
 	});
 });
 
+describe('a failure whose reason names none of spec part 7\'s conditions gets a hint from its status a user can act on (outside review: "The service answered HTTP 200." said nothing)', () => {
+	it.each([
+		['sendDashboard', 200, { success: false, message: 'Request refused', details: 'Template category not allowed' }, /^The service answered HTTP 200 but reported a failure: its reason above says what it did not do\./],
+		['send', 400, { message: 'Message sending failed | Reason: Text contains a blocked word' }, /^The service answered HTTP 400: it did not take the request as sent\. Check the item's values against its reason above\./],
+		['sendTemplate', 422, { error: { code: 'E_FIELD', message: 'Unprocessable variable' } }, /^The service answered HTTP 422: it did not take the request as sent\./],
+		['plantCreate', 409, { error: 409, message: 'A plant with id 7 already exists' }, /^The service answered HTTP 409, a conflict with what it already holds \(an ID already in use, for example\): use another ID, or check what exists\./],
+	] as const)('%s answered %i', async (operation, status, body, hint) => {
+		const { url } = await answering(operation, status, body);
+		const result = await run(url, operation, { continueOnFail: false, options: { maxRetries: 0 } });
+		expect((result.error as { description?: string }).description).toMatch(hint);
+	});
+
+	it('a 200 that says both, sent and failed, is not said to have done nothing', async () => {
+		const { url } = await answering('sendDashboard', 200, { success: true, message: 'Message queued', details: { messages: [{ id: 'm1', message_status: 'failed' }] } });
+		const result = await run(url, 'sendDashboard', { continueOnFail: false, options: { maxRetries: 0 } });
+		const error = result.error as { message: string; description?: string };
+		expect(error.message).toMatch(/may have been delivered/);
+		expect(error.description).toMatch(/^The service answered HTTP 200 and reported a failure in the same answer\./);
+		expect(error.description).not.toMatch(/did not do/);
+	});
+});
+
 describe('a 5xx on a send, which may have been delivered: nothing in its error says to try again', () => {
 	it.each([
 		{
