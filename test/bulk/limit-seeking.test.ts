@@ -26,6 +26,7 @@ import {
 	sendRequests,
 } from './support';
 import { useEmulator } from '../emulator/use';
+import { APPOINTMENT_REMINDER, mapperValue, templateById } from '../nodes/setup';
 
 const LIMIT = 10;
 const WINDOW_MS = 5_000;
@@ -34,6 +35,13 @@ const LATENCY_MS = 20;
 const emulator = useEmulator({ seed: 3 });
 /** The scheduler of the package the engine runs (dist/, loaded by Node's require): what it learned. */
 const distScheduler = () => createRequire(import.meta.url)('../../dist/nodes/shared/transport/scheduler.js') as typeof import('../../nodes/shared/transport/scheduler');
+const distTransport = () => createRequire(import.meta.url)('../../dist/nodes/shared/transport/index.js') as typeof import('../../nodes/shared/transport');
+/** What the runs of a test credential learned for their sends (throws if none of them took an account). */
+function learnedFor(credentialId: string) {
+	const account = distScheduler().existingAccount(distTransport().accountKey('messagingBearerApi', `messagingBearerApi-${credentialId}`, 'send'));
+	if (!account) throw new Error(`no account was taken for ${credentialId}`);
+	return account.state;
+}
 /** Another account of the service, at its own base URL: a credential edited to reach it. */
 const otherAccount = useEmulator({ seed: 4 });
 
@@ -161,8 +169,7 @@ describe('two account limits at once, unknown to the node', () => {
 		expect(emulator.maxRequestsInWindow(6_000, (request) => request.outcome === 'delivered')).toBeLessThanOrEqual(15);
 
 		// Both learned: the scheduler of the package the engine runs (dist/, loaded by Node's require).
-		const { accountFor } = distScheduler();
-		const { learned, learnedLonger } = accountFor(`messagingBearerApi:messagingBearerApi-${credentialId}:send`).state;
+		const { learned, learnedLonger } = learnedFor(credentialId);
 		expect(learned).toMatchObject({ base: 5, windowMs: 1_000 });
 		expect(learnedLonger).toMatchObject({ count: 15, windowMs: 6_000 });
 
@@ -333,8 +340,7 @@ describe('a credential edited to reach another account', () => {
 		const credentialId = 'seek-edited';
 		const learning = await execution(bulkItems(2 * LIMIT), credentialId);
 		expect(learning.error).toBeUndefined();
-		const { accountFor } = distScheduler();
-		expect(accountFor(`messagingBearerApi:messagingBearerApi-${credentialId}:send`).state.learned).toMatchObject({ count: LIMIT, windowMs: WINDOW_MS });
+		expect(learnedFor(credentialId).learned).toMatchObject({ count: LIMIT, windowMs: WINDOW_MS });
 
 		// The same credential, its Send Base URL now another account's, which has no such limit (an
 		// outside review's went on at the 10 per 10 s learned before: 60 items took a minute, not 1 s).
@@ -347,5 +353,61 @@ describe('a credential edited to reach another account', () => {
 		expect(sends.every((request) => request.outcome === 'delivered')).toBe(true);
 		// Learned, the run would send LIMIT per window: its last send could not come before two windows had passed.
 		expect(sends.at(-1)!.at - sends[0].at).toBeLessThan(WINDOW_MS);
+	}, 60_000);
+});
+
+/**
+ * The service's limit counts messages, and the spec does not say which operations it covers
+ * (part 8): the emulator counts the direct send and the template send in one window, and so does
+ * the node for one credential. Whoever arrives while a bulk run holds the limit gets the next
+ * places as they reopen, also while the limit is still being found.
+ */
+describe('one limit over the direct send and the template send, and executions that arrive during a bulk run', () => {
+	const bulkSize = 3 * LIMIT;
+	/** Starts a bulk direct send, and resolves once the service has refused one of its requests (with the run, still under way). */
+	async function bulkUntilRefused(credentialId: string) {
+		emulator.setFaults({ latencyMs: LATENCY_MS, rateLimit: { limit: LIMIT, windowMs: WINDOW_MS, answer: 'reason' } });
+		const running = execution(bulkItems(bulkSize), credentialId);
+		while (refusals() === 0) await sleep(5);
+		return { running };
+	}
+	/** When the bulk run's `n`-th message (1-based) was delivered. */
+	const bulkDelivered = (n: number) => emulator.deliveries.filter((delivery) => delivery.api === 'send' && delivery.recipient !== SMALL_PHONE)[n - 1].at;
+	const SMALL_PHONE = '+14155550000';
+
+	it(`a template send arriving while a bulk direct send is finding the limit goes in the next window, not after the bulk run (outside review: it failed at Max Wait with none sent)`, async () => {
+		const credentialId = 'one-limit-two-apis';
+		const { running: bulk } = await bulkUntilRefused(credentialId);
+		const templateRun = runOn(emulator, {
+			parameters: { resource: 'message', operation: 'sendTemplate', phoneNumber: '={{ $json.phone }}', template: templateById(APPOINTMENT_REMINDER), variables: mapperValue({ body1: 'Ada', body2: 'Friday' }) },
+			items: [0, 1, 2].map((index) => ({ phone: `+1415555${String(9000 + index)}` })),
+			credentialId,
+		});
+		const [bulkRun, template] = await Promise.all([bulk, templateRun]);
+		expect(bulkRun.error).toBeUndefined();
+		expect(template.error).toBeUndefined();
+		expect(template.items.map((item) => item.json.success)).toEqual([true, true, true]);
+		expect(emulator.duplicates()).toEqual([]);
+		const templateDeliveries = emulator.deliveries.filter((delivery) => delivery.api === 'templateSend');
+		expect(templateDeliveries).toHaveLength(3);
+		expect(emulator.deliveries).toHaveLength(bulkSize + 3);
+		// In the window after the first one, beside the bulk run's, not once the bulk run is done.
+		expect(Math.max(...templateDeliveries.map((delivery) => delivery.at))).toBeLessThan(bulkDelivered(2 * LIMIT));
+	}, 60_000);
+
+	it('a one-item execution arriving while a bulk run is finding the limit goes in the next window, not behind the bulk run\'s refused sends (outside review: three windows later)', async () => {
+		const credentialId = 'fair-while-learning';
+		const { running: bulk } = await bulkUntilRefused(credentialId);
+		// Well inside the pause (its window is 5 s): the one item waits there, unsent, as a first try.
+		await sleep(1_000);
+		const small = execution([{ phone: SMALL_PHONE, text: 'your code is 1234' }], credentialId);
+		const [bulkRun, smallRun] = await Promise.all([bulk, small]);
+		expect(bulkRun.error).toBeUndefined();
+		expect(smallRun.error).toBeUndefined();
+		expect(emulator.duplicates()).toEqual([]);
+		const smallDelivery = emulator.deliveries.find((delivery) => delivery.recipient === SMALL_PHONE);
+		expect(smallDelivery).toBeDefined();
+		// The bulk run's refused sends (about twice the limit) fill two windows: it goes in the first.
+		expect(smallDelivery!.at).toBeLessThan(bulkDelivered(2 * LIMIT));
 	}, 60_000);
 });

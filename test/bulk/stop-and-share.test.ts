@@ -137,7 +137,8 @@ describe('stopping is prompt', () => {
 
 	it('requests under way when a run is cancelled teach its credential nothing: Auto keeps its 32 for the next execution (as failures, each cut it by 0.9, to 1)', async () => {
 		// The scheduler of the package the engine runs (dist/, loaded by Node's require), to read the credential's account.
-		const { accountFor } = createRequire(import.meta.url)('../../dist/nodes/shared/transport/scheduler.js') as typeof import('../../nodes/shared/transport/scheduler');
+		const { existingAccount } = createRequire(import.meta.url)('../../dist/nodes/shared/transport/scheduler.js') as typeof import('../../nodes/shared/transport/scheduler');
+		const { accountKey } = createRequire(import.meta.url)('../../dist/nodes/shared/transport/index.js') as typeof import('../../nodes/shared/transport');
 		emulator.setFaults({ latencyMs: 5_000 });
 		const cancel = new AbortController();
 		const running = execution({ items: bulkItems(40), options: {}, credentialId: 'cancel-under-way', signal: cancel.signal });
@@ -146,7 +147,7 @@ describe('stopping is prompt', () => {
 		expect(sendRequests(emulator)).toHaveLength(33);
 		cancel.abort();
 		await running;
-		expect(accountFor('messagingBearerApi:messagingBearerApi-cancel-under-way:send').state.autoConcurrency).toBeGreaterThanOrEqual(32);
+		expect(existingAccount(accountKey('messagingBearerApi', 'messagingBearerApi-cancel-under-way', 'send'))?.state.autoConcurrency).toBeGreaterThanOrEqual(32);
 	}, 30_000);
 
 	it('a Retry-After pause ends at once when the run stops at another failure', async () => {

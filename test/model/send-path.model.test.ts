@@ -25,7 +25,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { resources } from '../../nodes/Messaging/actions/resources';
 import { router } from '../../nodes/shared/router';
-import { accountFor } from '../../nodes/shared/transport/scheduler';
+import { accountKey } from '../../nodes/shared/transport';
+import { existingAccount } from '../../nodes/shared/transport/scheduler';
 
 type Kind = 'ok' | '429' | '429-retry-after' | 'rate-reason' | '5xx' | 'reset' | 'refused' | 'timeout' | 'invalid-phone' | 'no-credits';
 
@@ -33,6 +34,13 @@ interface Answer {
 	kind: Kind;
 	delayMs: number;
 	retryAfterSeconds: number;
+}
+
+/** The account the runs of `credentialId` took for their sends (undefined would mean none did: an assertion on it must not pass on a fresh one). */
+function accountOf(credentialId: string) {
+	const account = existingAccount(accountKey('messagingBearerApi', credentialId, 'send'));
+	if (!account) throw new Error(`no account was taken for ${credentialId}`);
+	return account;
 }
 
 /** Whether the service acted on (delivered) a request answered this way. */
@@ -313,7 +321,7 @@ async function check(executions: Execution[], schedule: Answer[]): Promise<void>
 	expect(laterOutcome, 'a later execution proceeds').toBeDefined();
 	expect(laterOutcome).not.toBeInstanceOf(Error);
 	expect(service.requests.filter((request) => request.execution === 9 && request.kind === 'ok')).toHaveLength(3);
-	expect(accountFor(`messagingBearerApi:${credentialId}:send`).state, 'no place held, no waiter left').toMatchObject({ inFlight: 0, queued: 0 });
+	expect(accountOf(credentialId).state, 'no place held, no waiter left').toMatchObject({ inFlight: 0, queued: 0 });
 }
 
 describe('the send path under random schedules of answers, stops and cancels', () => {
@@ -353,7 +361,7 @@ describe('the send path under random schedules of answers, stops and cancels', (
 		expect((outcome as Error).message).toMatch(/canceled/);
 		expect(service.requests.map((request) => request.item)).toEqual([0, 1, 1]);
 		expect(service.requests[2].end, 'the probe was under way at the cancel').toBe(Infinity);
-		expect(accountFor(`messagingBearerApi:${credentialId}:send`).state.learned).toBeUndefined();
+		expect(accountOf(credentialId).state.learned).toBeUndefined();
 	});
 
 	it('the reproduction from issue 18: a run stops while two of its requests wait out a 429; the next execution sends', async () => {

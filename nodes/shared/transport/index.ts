@@ -164,7 +164,7 @@ async function newTarget(run: Run, api: ServiceApi, itemIndex: number): Promise<
 	const credentials = await (run.context as IExecuteFunctions).getCredentials(credentialType, itemIndex);
 	// The account is the credential's, whatever the run shares: what the service refuses, it refuses every run.
 	const credential = run.context.getNode().credentials?.[credentialType];
-	const account = accountFor(`${credentialType}:${credential?.id ?? credential?.name ?? ''}:${api}`, accountDigest(credentials, api));
+	const account = accountFor(accountKey(credentialType, credential?.id ?? credential?.name ?? '', api), accountDigest(credentials, api));
 	return {
 		credentials,
 		baseUrl: normalizeBaseUrl(credentials[baseUrlField], urlPolicy),
@@ -181,10 +181,22 @@ async function newTarget(run: Run, api: ServiceApi, itemIndex: number): Promise<
 	};
 }
 
-/** Which of the service's accounts a credential reaches for an API group: a digest of its base URL and key (never the key itself). */
+/** The key of the account a credential's requests of an API group share: one per credential and limit (SERVICE_APIS' `limitGroup`). */
+export function accountKey(credentialType: string, credentialId: string, api: ServiceApi): string {
+	return `${credentialType}:${credentialId}:${SERVICE_APIS[api].limitGroup}`;
+}
+
+/**
+ * Which of the service's accounts a credential reaches for a limit: a digest of its key and of the
+ * base URLs of every API group that counts toward it (never the key itself). The same for each of
+ * those groups, so that a run of one does not take the other's account for another one.
+ */
 function accountDigest(credentials: ICredentialDataDecryptedObject, api: ServiceApi): string {
-	const { baseUrlField, keyField } = SERVICE_APIS[api];
-	return createHash('sha256').update(`${String(credentials[baseUrlField] ?? '')}\0${String(credentials[keyField] ?? '')}`).digest('base64');
+	const { limitGroup, credentialType, keyField } = SERVICE_APIS[api];
+	const baseUrls = Object.values(SERVICE_APIS)
+		.filter((other) => other.limitGroup === limitGroup && other.credentialType === credentialType)
+		.map((other) => String(credentials[other.baseUrlField] ?? ''));
+	return createHash('sha256').update([...baseUrls, String(credentials[keyField] ?? '')].join('\0')).digest('base64');
 }
 
 /**

@@ -4,7 +4,8 @@ import { countBounds, countWithin, distinctTimes, estimateLimit, indexAfter } fr
 import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
 
 /**
- * When a request may start. One Account per credential and API group in this process holds
+ * When a request may start. One Account per credential and limit in this process (the API
+ * groups that count toward one: SERVICE_APIS' `limitGroup`, the two sends sharing theirs) holds
  * everything every run using them shares: the requests under way, what the service accepted
  * and refused, the limit learned from its refusals, the adaptive concurrency. A run brings its
  * own limits (the node's options) and its stop signal with each request it queues.
@@ -13,9 +14,10 @@ import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
  * 1. A place is taken only for one attempt: `acquire` gives a Ticket, and the caller finishes
  *    it exactly once with what the answer meant (a `finally` does). Nothing is held across a
  *    backoff or a pause, so no path can leave a place taken.
- * 2. A request tried again goes first, at the place in line of its first try (refused sends
- *    keep their order); then the run with the fewest requests under way (a one-item webhook
- *    execution is not queued behind a bulk run); then first come first served. What holds the
+ * 2. The run with the fewest requests under way goes first (a one-item webhook execution is not
+ *    queued behind a bulk run, nor behind the bulk run's refused sends while a limit is being
+ *    found); then a request tried again, at the place in line of its first try (refused sends
+ *    keep their order); then first come first served. What holds the
  *    account holds every request alike; what is a run's own (its limits, its Max Wait, its
  *    number of requests at once) holds no other run's.
  * 3. Concurrency: the number the user set, counted over the run, or with Share Limits over every
@@ -623,14 +625,16 @@ export class Account {
 	}
 
 	/**
-	 * The queue in turn (rule 2): retries, then the runs with the fewest requests under way, then by
+	 * The queue in turn (rule 2): the runs with the fewest requests under way, then retries, then by
 	 * place in line. The queue is kept in line without the runs' share, so with one run waiting (the
-	 * usual case) it is already in turn: the pump looks at it after every answer.
+	 * usual case) it is already in turn: the pump looks at it after every answer. (Retries first
+	 * across runs, an outside review's one-item executions waited three windows behind a bulk
+	 * run's refused sends while the limit was being found, where a learned limit gave them the next.)
 	 */
 	private inTurn(): Waiter[] {
 		const lane = this.queue[0]?.lane;
 		if (this.queue.every((waiter) => waiter.lane === lane)) return this.queue;
-		return [...this.queue].sort((a, b) => Number(b.retry) - Number(a.retry) || a.lane.own.inFlight - b.lane.own.inFlight || a.place - b.place);
+		return [...this.queue].sort((a, b) => a.lane.own.inFlight - b.lane.own.inFlight || Number(b.retry) - Number(a.retry) || a.place - b.place);
 	}
 
 	/** Where `waiter` goes in the queue: behind the retries and the places before its own (most often, at the end). */
@@ -1314,11 +1318,16 @@ function noteRefusal(refusals: number[], time: number): void {
 	refusals.push(time);
 }
 
-/** Accounts of this process, one per credential and API group; in memory only. */
+/** Accounts of this process, one per credential and limit; in memory only. */
 const accounts = new Map<string, Account>();
 
+/** The account of `key` if a run has taken it, without taking it (for logs and tests). */
+export function existingAccount(key: string): Account | undefined {
+	return accounts.get(key);
+}
+
 /**
- * The account of a credential and API group. `serves` says which account of the service it is
+ * The account of a credential and limit (accountKey). `serves` says which account of the service it is
  * (its base URL and key, as a digest): once the credential is edited to point at another one, what
  * was learned is not carried over (an outside review's credential, moved to an account allowing
  * 100 per 10 s, went on at the 10 per 10 s learned for the one before). Runs under way keep theirs.
