@@ -1,11 +1,10 @@
-import type { ICredentialsDecrypted, ICredentialTestFunctions, INodeCredentialTestResult } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, ICredentialsDecrypted, ICredentialTestFunctions, INodeCredentialTestResult } from 'n8n-workflow';
 
 import { keyOf, keyProblem } from '../../credentials/headerAuthentication';
 import { kindOfFailure, readFailure, readFailureOfSuccess } from './errors';
 import { LIST_ANSWER_MAX_BYTES, parseScrubbed, readBody, UnreadableBody } from './transport/answer';
-import type { ServiceApi } from './transport/apis';
-import { isLoopbackHost, normalizeBaseUrl } from './transport/baseUrl';
-import type { BaseUrlPolicy } from './transport/baseUrl';
+import { SERVICE_APIS, type ServiceApi } from './transport/apis';
+import { normalizeBaseUrl } from './transport/baseUrl';
 import { keySecrets } from './transport/secrets';
 
 interface Probe {
@@ -110,19 +109,21 @@ async function probe(this: ICredentialTestFunctions, { method, url, headers, api
 	return { status: 'OK', message: 'Key accepted' };
 }
 
-function urlOf(raw: unknown, label: string, policy: BaseUrlPolicy, path: string): string | INodeCredentialTestResult {
-	const check = normalizeBaseUrl(raw, policy);
-	return check.ok ? `${check.baseUrl}${path}` : { status: 'Error', message: `${label} ${check.problem}` };
+/** The URL a probe of `api` calls, from its base URL field by the rule requests go by, or the test's error naming the field. */
+function urlOf(data: ICredentialDataDecryptedObject, api: ServiceApi, path: string): string | INodeCredentialTestResult {
+	const { baseUrlField, baseUrlLabel, urlPolicy } = SERVICE_APIS[api];
+	const check = normalizeBaseUrl(data[baseUrlField], urlPolicy);
+	return check.ok ? `${check.baseUrl}${path}` : { status: 'Error', message: `${baseUrlLabel} ${check.problem}` };
 }
 
 const present = (value: unknown) => typeof value === 'string' && value.trim() !== '';
 
-/** The Bearer credential's base URLs, in the order a failure is reported, and how each is probed. */
+/** The Bearer credential's API groups, in the order a failure is reported, and how each is probed (their fields and labels: SERVICE_APIS). */
 const BEARER_PROBES = [
-	{ field: 'templatesBaseUrl', label: 'Templates Base URL', policy: 'httpsOrLoopback', path: '/get_templates', method: 'GET', api: 'templates' },
-	{ field: 'sendBaseUrl', label: 'Send Base URL', policy: 'httpsOrLoopback', path: '/send', method: 'POST', api: 'send' },
-	{ field: 'templateSendBaseUrl', label: 'Template Send Base URL', policy: 'httpsOrLoopback', path: '/send_template_message_by_api', method: 'POST', api: 'templateSend' },
-	{ field: 'sandboxBaseUrl', label: 'Sandbox Base URL', policy: 'any', path: '/plants?limit=1', method: 'GET', api: 'sandbox' },
+	{ api: 'templates', path: '/get_templates', method: 'GET' },
+	{ api: 'send', path: '/send', method: 'POST' },
+	{ api: 'templateSend', path: '/send_template_message_by_api', method: 'POST' },
+	{ api: 'sandbox', path: '/plants?limit=1', method: 'GET' },
 ] as const;
 
 /**
@@ -137,21 +138,18 @@ export async function messagingBearerApiTest(
 	credential: ICredentialsDecrypted,
 ): Promise<INodeCredentialTestResult> {
 	const data = credential.data ?? {};
-	const set = BEARER_PROBES.filter((how) => present(data[how.field]));
+	const set = BEARER_PROBES.filter((how) => present(data[SERVICE_APIS[how.api].baseUrlField]));
 	if (set.length === 0) return { status: 'Error', message: 'Set a base URL (Send, Template Send, Templates or Sandbox) to test the token' };
 	// Every URL's form is checked before the token goes anywhere.
 	const probes: Array<(typeof BEARER_PROBES)[number] & { url: string }> = [];
 	for (const how of set) {
-		const url = urlOf(data[how.field], how.label, how.policy, how.path);
+		const url = urlOf(data, how.api, how.path);
 		if (typeof url !== 'string') return url;
 		probes.push({ ...how, url });
 	}
-	// The sandbox may be plain http anywhere (the contract); the test does not send the token over it.
-	const unencrypted = (url: string) => {
-		const target = new URL(url);
-		return target.protocol === 'http:' && !isLoopbackHost(target.hostname);
-	};
-	const tested = probes.filter((how) => !unencrypted(how.url));
+	// The sandbox may be plain http anywhere (the contract); the test sends the token only where the
+	// messaging APIs' rule lets requests go (https, or plain http on loopback).
+	const tested = probes.filter((how) => normalizeBaseUrl(data[SERVICE_APIS[how.api].baseUrlField], 'httpsOrLoopback').ok);
 	if (tested.length === 0) {
 		return {
 			status: 'Error',
@@ -177,7 +175,7 @@ export async function messagingBearerApiTest(
 	if (failed === -1) return { status: 'OK', message: 'Key accepted' };
 	// One answer for all (a refused token says so at every URL) needs no URL named.
 	if (tested.length === 1 || results.every((result) => result.message === results[failed].message)) return results[failed];
-	return { status: 'Error', message: `${tested[failed].label}: ${results[failed].message}` };
+	return { status: 'Error', message: `${SERVICE_APIS[tested[failed].api].baseUrlLabel}: ${results[failed].message}` };
 }
 
 /** Dashboard key: its only endpoint sends, so it gets an empty body no message can come of. */
@@ -186,7 +184,7 @@ export async function messagingAuthorizationKeyApiTest(
 	credential: ICredentialsDecrypted,
 ): Promise<INodeCredentialTestResult> {
 	const data = credential.data ?? {};
-	const url = urlOf(data.dashboardUrl, 'Dashboard URL', 'httpsOrLoopback', '/api/messaging/messages/v2.0.0/send');
+	const url = urlOf(data, 'dashboard', '/api/messaging/messages/v2.0.0/send');
 	if (typeof url !== 'string') return url;
 	return await probe.call(this, {
 		method: 'POST',
@@ -204,7 +202,7 @@ export async function messagingXApiKeyApiTest(
 	credential: ICredentialsDecrypted,
 ): Promise<INodeCredentialTestResult> {
 	const data = credential.data ?? {};
-	const url = urlOf(data.apiUrl, 'API URL', 'httpsOrLoopback', '/v1/messages');
+	const url = urlOf(data, 'alternative', '/v1/messages');
 	if (typeof url !== 'string') return url;
 	return await probe.call(this, {
 		method: 'POST',

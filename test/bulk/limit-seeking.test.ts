@@ -1,4 +1,4 @@
-/* eslint-disable no-console, @n8n/community-nodes/no-restricted-imports -- not shipped: test code, run by Node outside n8n; prints the refusals it counted, reads the scheduler of dist/ (README: Lint) */
+/* eslint-disable no-console -- not shipped: test code, run by Node outside n8n; prints the refusals it counted (README: Lint) */
 /**
  * An account limit nobody told the node: the defaults find it, keep to it and remember it.
  *
@@ -9,8 +9,6 @@
  * the ideal (the limit's worth at once, then the next as soon as the window lets it: two
  * windows and a few answers). A later run of the same credential gets no refusal at all.
  */
-import { createRequire } from 'node:module';
-
 import { sleep } from 'n8n-workflow';
 import type { IDataObject } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
@@ -23,6 +21,7 @@ import {
 	pairingProblems,
 	runOn,
 	type SendOptions,
+	sendAccountState,
 	sendRequests,
 } from './support';
 import { useEmulator } from '../emulator/use';
@@ -33,15 +32,6 @@ const WINDOW_MS = 5_000;
 const LATENCY_MS = 20;
 
 const emulator = useEmulator({ seed: 3 });
-/** The scheduler of the package the engine runs (dist/, loaded by Node's require): what it learned. */
-const distScheduler = () => createRequire(import.meta.url)('../../dist/nodes/shared/transport/scheduler.js') as typeof import('../../nodes/shared/transport/scheduler');
-const distTransport = () => createRequire(import.meta.url)('../../dist/nodes/shared/transport/index.js') as typeof import('../../nodes/shared/transport');
-/** What the runs of a test credential learned for their sends (throws if none of them took an account). */
-function learnedFor(credentialId: string) {
-	const account = distScheduler().existingAccount(distTransport().accountKey('messagingBearerApi', `messagingBearerApi-${credentialId}`, 'send'));
-	if (!account) throw new Error(`no account was taken for ${credentialId}`);
-	return account.state;
-}
 /** Another account of the service, at its own base URL: a credential edited to reach it. */
 const otherAccount = useEmulator({ seed: 4 });
 
@@ -169,7 +159,7 @@ describe('two account limits at once, unknown to the node', () => {
 		expect(emulator.maxRequestsInWindow(6_000, (request) => request.outcome === 'delivered')).toBeLessThanOrEqual(15);
 
 		// Both learned: the scheduler of the package the engine runs (dist/, loaded by Node's require).
-		const { learned, learnedLonger } = learnedFor(credentialId);
+		const { learned, learnedLonger } = sendAccountState(credentialId);
 		expect(learned).toMatchObject({ base: 5, windowMs: 1_000 });
 		expect(learnedLonger).toMatchObject({ count: 15, windowMs: 6_000 });
 
@@ -340,7 +330,7 @@ describe('a credential edited to reach another account', () => {
 		const credentialId = 'seek-edited';
 		const learning = await execution(bulkItems(2 * LIMIT), credentialId);
 		expect(learning.error).toBeUndefined();
-		expect(learnedFor(credentialId).learned).toMatchObject({ count: LIMIT, windowMs: WINDOW_MS });
+		expect(sendAccountState(credentialId).learned).toMatchObject({ count: LIMIT, windowMs: WINDOW_MS });
 
 		// The same credential, its Send Base URL now another account's, which has no such limit (an
 		// outside review's went on at the 10 per 10 s learned before: 60 items took a minute, not 1 s).

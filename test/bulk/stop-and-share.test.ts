@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- not shipped: test code, run by Node outside n8n (README: Lint) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- not shipped: test code, run by Node outside n8n (README: Lint) */
 /**
  * Stopping is prompt, and limits hold across executions.
  *
@@ -9,8 +9,6 @@
  *   Requests, measured at the emulator; different credentials never wait for each other; a
  *   cancelled execution leaves the queue at once.
  */
-import { createRequire } from 'node:module';
-
 import type { IDataObject } from 'n8n-workflow';
 import { describe, expect, it, vi } from 'vitest';
 
@@ -23,6 +21,7 @@ import {
 	phoneOf,
 	runOn,
 	type SendOptions,
+	sendAccountState,
 	sendRequests,
 } from './support';
 import { useEmulator } from '../emulator/use';
@@ -136,9 +135,6 @@ describe('stopping is prompt', () => {
 	}, 30_000);
 
 	it('requests under way when a run is cancelled teach its credential nothing: Auto keeps its 32 for the next execution (as failures, each cut it by 0.9, to 1)', async () => {
-		// The scheduler of the package the engine runs (dist/, loaded by Node's require), to read the credential's account.
-		const { existingAccount } = createRequire(import.meta.url)('../../dist/nodes/shared/transport/scheduler.js') as typeof import('../../nodes/shared/transport/scheduler');
-		const { accountKey } = createRequire(import.meta.url)('../../dist/nodes/shared/transport/index.js') as typeof import('../../nodes/shared/transport');
 		emulator.setFaults({ latencyMs: 5_000 });
 		const cancel = new AbortController();
 		const running = execution({ items: bulkItems(40), options: {}, credentialId: 'cancel-under-way', signal: cancel.signal });
@@ -147,7 +143,7 @@ describe('stopping is prompt', () => {
 		expect(sendRequests(emulator)).toHaveLength(33);
 		cancel.abort();
 		await running;
-		expect(existingAccount(accountKey('messagingBearerApi', 'messagingBearerApi-cancel-under-way', 'send'))?.state.autoConcurrency).toBeGreaterThanOrEqual(32);
+		expect(sendAccountState('cancel-under-way').autoConcurrency).toBeGreaterThanOrEqual(32);
 	}, 30_000);
 
 	it('a Retry-After pause ends at once when the run stops at another failure', async () => {

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- not shipped: test code, run by Node outside n8n; reads the scheduler state of dist/ (README: Lint) */
 /**
  * Shared helpers of the bulk-send safety tests: how a run of the Messaging node is set up
  * against the emulator, and how the emulator's observations are read back per item.
@@ -5,12 +6,26 @@
  * Every item of a bulk run gets its own recipient and text, so each request, delivery and
  * output item can be traced back to exactly one input item.
  */
+import { createRequire } from 'node:module';
+
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { Emulator, RequestRecord } from '../emulator';
 import { configureHarness } from '../harness';
 
 export { runOn } from '../emulator/use';
+
+/**
+ * The state of the account a test credential's direct sends took, in the package the engine runs
+ * (dist/, loaded by Node's require); throws when no run took one, so that an assertion on it
+ * cannot pass on an account nobody used.
+ */
+export function sendAccountState(credentialId: string) {
+	const transport = createRequire(import.meta.url)('../../dist/nodes/shared/transport/index.js') as typeof import('../../nodes/shared/transport');
+	const account = transport.existingAccountOf(`messagingBearerApi-${credentialId}`, 'send');
+	if (!account) throw new Error(`no account was taken for ${credentialId}`);
+	return account.state;
+}
 
 // Bulk runs evaluate thousands of expressions: in-process (n8n's legacy engine, the same
 // expression language) rather than in isolated-vm, several times faster.

@@ -25,8 +25,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { resources } from '../../nodes/Messaging/actions/resources';
 import { router } from '../../nodes/shared/router';
-import { accountKey } from '../../nodes/shared/transport';
-import { existingAccount } from '../../nodes/shared/transport/scheduler';
+import { existingAccountOf } from '../../nodes/shared/transport';
 
 type Kind = 'ok' | '429' | '429-retry-after' | 'rate-reason' | '5xx' | 'reset' | 'refused' | 'timeout' | 'invalid-phone' | 'no-credits';
 
@@ -38,7 +37,7 @@ interface Answer {
 
 /** The account the runs of `credentialId` took for their sends (undefined would mean none did: an assertion on it must not pass on a fresh one). */
 function accountOf(credentialId: string) {
-	const account = existingAccount(accountKey('messagingBearerApi', credentialId, 'send'));
+	const account = existingAccountOf(credentialId, 'send');
 	if (!account) throw new Error(`no account was taken for ${credentialId}`);
 	return account;
 }

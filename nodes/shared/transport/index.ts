@@ -22,7 +22,7 @@ import type { BaseUrlCheck } from './baseUrl';
 import { EDITOR_POLICY, readRequestPolicy } from './options';
 import type { RequestPolicy } from './options';
 import { decideRetry } from './retryPolicy';
-import { accountFor, AUTO_CONCURRENCY, Counts, interruptibleSleep, LimitNotReopenedError, monotonicNow } from './scheduler';
+import { accountFor, AUTO_CONCURRENCY, Counts, existingAccount, interruptibleSleep, LimitNotReopenedError, monotonicNow } from './scheduler';
 import type { Account, Outcome, RunLane, Ticket } from './scheduler';
 import { secretsOf } from './secrets';
 import type { Secrets } from './secrets';
@@ -164,7 +164,7 @@ async function newTarget(run: Run, api: ServiceApi, itemIndex: number): Promise<
 	const credentials = await (run.context as IExecuteFunctions).getCredentials(credentialType, itemIndex);
 	// The account is the credential's, whatever the run shares: what the service refuses, it refuses every run.
 	const credential = run.context.getNode().credentials?.[credentialType];
-	const account = accountFor(accountKey(credentialType, credential?.id ?? credential?.name ?? '', api), accountDigest(credentials, api));
+	const account = accountFor(accountKey(credential?.id ?? credential?.name ?? '', api), accountDigest(credentials, api));
 	return {
 		credentials,
 		baseUrl: normalizeBaseUrl(credentials[baseUrlField], urlPolicy),
@@ -182,8 +182,14 @@ async function newTarget(run: Run, api: ServiceApi, itemIndex: number): Promise<
 }
 
 /** The key of the account a credential's requests of an API group share: one per credential and limit (SERVICE_APIS' `limitGroup`). */
-export function accountKey(credentialType: string, credentialId: string, api: ServiceApi): string {
-	return `${credentialType}:${credentialId}:${SERVICE_APIS[api].limitGroup}`;
+function accountKey(credentialId: string, api: ServiceApi): string {
+	const { credentialType, limitGroup } = SERVICE_APIS[api];
+	return `${credentialType}:${credentialId}:${limitGroup}`;
+}
+
+/** The account a credential's requests of an API group took, if any run took it (for logs and tests: it takes none). */
+export function existingAccountOf(credentialId: string, api: ServiceApi): Account | undefined {
+	return existingAccount(accountKey(credentialId, api));
 }
 
 /**
