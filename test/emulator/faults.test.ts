@@ -117,6 +117,23 @@ describe('rate limit', () => {
 		expect((await api.send(text(4))).status).toBe(200);
 	});
 
+	it("counting: 'every' logs refused sends too (a sliding log that records each request before it checks): a client that keeps asking keeps the window shut", async () => {
+		for (const counting of ['sliding', 'every'] as const) {
+			emulator.setFaults({ rateLimit: { limit: 1, windowMs: 1_500, answer: 'reason', counting } });
+			const first = performance.now();
+			expect((await api.send(text(1))).status).toBe(200);
+			await sleep(700 - (performance.now() - first));
+			expect((await api.send(text(2))).status).toBe(400);
+			// The accepted send has left the window; the refused one (at 700 ms) has not.
+			await sleep(1_600 - (performance.now() - first));
+			const third = performance.now();
+			expect((await api.send(text(3))).status).toBe(counting === 'every' ? 400 : 200);
+			// Refused again, the window stays shut a whole window from that refusal.
+			await sleep(1_600 - (performance.now() - third));
+			expect((await api.send(text(4))).status).toBe(200);
+		}
+	});
+
 	it('gateway: a shorter limit in front, answered 429 with the time it frees; the service behind keeps its own limit and answer', async () => {
 		emulator.setFaults({ rateLimit: { limit: 3, windowMs: 60_000, answer: 'reason', gateway: { limit: 2, windowMs: 500 } } });
 		expect((await api.send(text(1))).status).toBe(200);

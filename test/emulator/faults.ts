@@ -32,7 +32,7 @@
  *                                                           up or the emulator stops
  *
  * Other switches: `latencyMs` (delay before every answer), `rateLimit` (a sliding window over
- * the send APIs, or the clock's windows; with `gateway`, a shorter limit in front), `hangMs`, `retryAfter` (hostile Retry-After on every 429: '-5', 'soon',
+ * the send APIs, or the clock's windows, or a log of every send, refused ones too; with `gateway`, a shorter limit in front), `hangMs`, `retryAfter` (hostile Retry-After on every 429: '-5', 'soon',
  * '259200', `<date:-3600>`, `<date:+259200>`, ...), `redirectTo` (Location of the
  * redirects instead of the trap), `seed` (re-seeds the RNG).
  *
@@ -197,7 +197,7 @@ export function validateFaultsPatch(input: unknown): FaultsPatch {
 				(isNumber(rateLimit.retryAfterSeconds) && rateLimit.retryAfterSeconds >= 0)) &&
 			(rateLimit.retryAfterFormat === undefined || ['seconds', 'date'].includes(rateLimit.retryAfterFormat)) &&
 			(rateLimit.answer === undefined || ['429', 'reason'].includes(rateLimit.answer)) &&
-			(rateLimit.counting === undefined || ['sliding', 'clock'].includes(rateLimit.counting)) &&
+			(rateLimit.counting === undefined || ['sliding', 'clock', 'every'].includes(rateLimit.counting)) &&
 			(rateLimit.gateway === undefined ||
 				(typeof rateLimit.gateway === 'object' &&
 					rateLimit.gateway !== null &&
@@ -207,7 +207,7 @@ export function validateFaultsPatch(input: unknown): FaultsPatch {
 					rateLimit.gateway.windowMs > 0));
 		if (!ok) {
 			throw new Error(
-				"Fault 'rateLimit' must be null or {limit, windowMs > 0, retryAfterSeconds?, retryAfterFormat?: 'seconds'|'date', answer?: '429'|'reason', counting?: 'sliding'|'clock', gateway?: {limit, windowMs > 0}}",
+				"Fault 'rateLimit' must be null or {limit, windowMs > 0, retryAfterSeconds?, retryAfterFormat?: 'seconds'|'date', answer?: '429'|'reason', counting?: 'sliding'|'clock'|'every', gateway?: {limit, windowMs > 0}}",
 			);
 		}
 	}
@@ -231,7 +231,7 @@ function httpDateIn(seconds: number): string {
 export class FaultController {
 	private current: Faults;
 	private random: () => number;
-	/** Arrival times (performance.now) of send requests the rate limit let through. */
+	/** Arrival times (performance.now) of send requests the rate limit let through (with `counting: 'every'`, and of those it refused). */
 	private admitted: number[] = [];
 	private oldest = 0;
 
@@ -311,7 +311,8 @@ export class FaultController {
 	/**
 	 * At most `limit` admitted send requests in any `windowMs` (sliding), or in each window of the
 	 * clock (`counting: 'clock'`: a counter reset whenever the wall clock passes a multiple of
-	 * windowMs, as a service counting per clock minute does).
+	 * windowMs, as a service counting per clock minute does), or at most `limit` send requests,
+	 * refused ones included, in any `windowMs` (`counting: 'every'`).
 	 */
 	private checkRateLimit(rule: RateLimitFault): FaultAction | undefined {
 		const t = performance.now();
@@ -338,6 +339,8 @@ export class FaultController {
 			this.admitted.push(t);
 			return undefined;
 		}
+		// A limiter that logs every request it saw: a refused one fills the window too.
+		if (rule.counting === 'every') this.admitted.push(t);
 		if (rule.answer === 'reason') return { kind: 'rate-reason' };
 		const freesInMs =
 			clockStart !== undefined ? clockStart + rule.windowMs - t : first < this.admitted.length ? this.admitted[first] + rule.windowMs - t : rule.windowMs;

@@ -167,9 +167,12 @@ export interface RateLimitFault {
 	/**
 	 * `sliding` (default): at most `limit` in any `windowMs`. `clock`: at most `limit` in each
 	 * window of the wall clock (a counter reset on every multiple of windowMs, as a service that
-	 * counts per clock minute does); Retry-After names the time to the next reset.
+	 * counts per clock minute does); Retry-After names the time to the next reset. `every`: as
+	 * `sliding`, but a refused send is logged too (a sliding log that records each request before
+	 * it checks, or a penalty that any request extends): a client that keeps asking while it is
+	 * shut keeps it shut.
 	 */
-	counting?: 'sliding' | 'clock';
+	counting?: 'sliding' | 'clock' | 'every';
 	/**
 	 * A gateway in front of the service with a shorter limit of its own (at most `limit` in any
 	 * `windowMs`, sliding), checked first and always answered 429 with the real Retry-After: two
