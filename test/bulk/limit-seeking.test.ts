@@ -324,6 +324,21 @@ describe('a limit that cannot be waited out', () => {
 	}, 30_000);
 });
 
+describe('a service that also counts the requests it refuses (a sliding log that records each request before it checks)', () => {
+	// The defaults do not find such a limit well: their probes keep its window full (README,
+	// "A service that also counts the requests it refuses"). What the README tells a user to do
+	// instead: set the plan's limit, and the node never meets a refusal that would count.
+	it("with the plan's limit set (Max Requests Per Second 5 against 5 per second), every message goes once and none is refused", async () => {
+		emulator.setFaults({ latencyMs: LATENCY_MS, rateLimit: { limit: 5, windowMs: 1_000, answer: 'reason', counting: 'every' } });
+		const run = await execution(bulkItems(15), 'seek-counts-refused', { maxPerSecond: 5 });
+		expect(run.error).toBeUndefined();
+		expect(run.items.every((item) => item.json.success === true)).toBe(true);
+		expect(emulator.deliveries).toHaveLength(15);
+		expect(emulator.duplicates()).toEqual([]);
+		expect(refusals()).toBe(0);
+	});
+});
+
 describe('a credential edited to reach another account', () => {
 	it('does not carry over the limit learned for the account before: the next run sends at once what the new one allows', async () => {
 		emulator.setFaults({ latencyMs: LATENCY_MS, rateLimit: { limit: LIMIT, windowMs: WINDOW_MS, answer: 'reason' } });
