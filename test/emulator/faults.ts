@@ -231,8 +231,8 @@ function httpDateIn(seconds: number): string {
 export class FaultController {
 	private current: Faults;
 	private random: () => number;
-	/** Arrival times (performance.now) of send requests the rate limit let through (with `counting: 'every'`, and of those it refused). */
-	private admitted: number[] = [];
+	/** Arrival times (performance.now) of the send requests the rate limit counts: those it let through (with `counting: 'every'`, those it refused too). */
+	private counted: number[] = [];
 	private oldest = 0;
 
 	constructor(
@@ -267,7 +267,7 @@ export class FaultController {
 		if (seed !== undefined) this.random = seededRandom(seed);
 		if (patch.rateLimit !== undefined) {
 			// A new limit starts with an empty window.
-			this.admitted = [];
+			this.counted = [];
 			this.oldest = 0;
 		}
 		this.current = {
@@ -282,7 +282,7 @@ export class FaultController {
 	reset(): void {
 		this.current = defaultFaults(this.baselineLatencyMs);
 		this.random = seededRandom(this.seed);
-		this.admitted = [];
+		this.counted = [];
 		this.oldest = 0;
 	}
 
@@ -317,41 +317,41 @@ export class FaultController {
 	private checkRateLimit(rule: RateLimitFault): FaultAction | undefined {
 		const t = performance.now();
 		const { gateway } = rule;
-		while (this.oldest < this.admitted.length && this.admitted[this.oldest] <= t - Math.max(rule.windowMs, gateway?.windowMs ?? 0)) this.oldest++;
+		while (this.oldest < this.counted.length && this.counted[this.oldest] <= t - Math.max(rule.windowMs, gateway?.windowMs ?? 0)) this.oldest++;
 		if (this.oldest > 4096) {
-			this.admitted = this.admitted.slice(this.oldest);
+			this.counted = this.counted.slice(this.oldest);
 			this.oldest = 0;
 		}
 		// The gateway first: its own window, its 429 naming when that frees.
 		if (gateway) {
-			const inGateway = this.admitted.length - this.firstAfter(t - gateway.windowMs);
+			const inGateway = this.counted.length - this.firstAfter(t - gateway.windowMs);
 			if (inGateway >= gateway.limit) {
-				const freesInMs = gateway.limit > 0 ? this.admitted[this.admitted.length - gateway.limit] + gateway.windowMs - t : gateway.windowMs;
+				const freesInMs = gateway.limit > 0 ? this.counted[this.counted.length - gateway.limit] + gateway.windowMs - t : gateway.windowMs;
 				return tooManyRequests(this.current, String(Math.max(1, Math.ceil(freesInMs / 1000))));
 			}
 		}
-		// The clock window's start, on the performance.now() scale of `admitted` (never before the sliding window's: those are pruned).
+		// The clock window's start, on the performance.now() scale of `counted` (never before the sliding window's: those are pruned).
 		const wallNow = performance.timeOrigin + t;
 		const clockStart = rule.counting === 'clock' ? t - (wallNow % rule.windowMs) : undefined;
 		let first = this.firstAfter(t - rule.windowMs);
-		if (clockStart !== undefined) while (first < this.admitted.length && this.admitted[first] < clockStart) first++;
-		if (this.admitted.length - first < rule.limit) {
-			this.admitted.push(t);
+		if (clockStart !== undefined) while (first < this.counted.length && this.counted[first] < clockStart) first++;
+		if (this.counted.length - first < rule.limit) {
+			this.counted.push(t);
 			return undefined;
 		}
 		// A limiter that logs every request it saw: a refused one fills the window too.
-		if (rule.counting === 'every') this.admitted.push(t);
+		if (rule.counting === 'every') this.counted.push(t);
 		if (rule.answer === 'reason') return { kind: 'rate-reason' };
 		const freesInMs =
-			clockStart !== undefined ? clockStart + rule.windowMs - t : first < this.admitted.length ? this.admitted[first] + rule.windowMs - t : rule.windowMs;
+			clockStart !== undefined ? clockStart + rule.windowMs - t : first < this.counted.length ? this.counted[first] + rule.windowMs - t : rule.windowMs;
 		const seconds = rule.retryAfterSeconds ?? Math.max(1, Math.ceil(freesInMs / 1000));
 		return tooManyRequests(this.current, rule.retryAfterFormat === 'date' ? httpDateIn(seconds) : String(seconds));
 	}
 
-	/** Index of the first admitted send after `time` (from the oldest kept). */
+	/** Index of the first counted send after `time` (from the oldest kept). */
 	private firstAfter(time: number): number {
 		let first = this.oldest;
-		while (first < this.admitted.length && this.admitted[first] <= time) first++;
+		while (first < this.counted.length && this.counted[first] <= time) first++;
 		return first;
 	}
 }
