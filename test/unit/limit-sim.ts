@@ -14,6 +14,8 @@ export function mkLane(limits: Partial<UserLimits> = {}, signal = new AbortContr
 export type Kind =
 	| { kind: 'sliding'; count: number; windowMs: number }
 	| { kind: 'fixed'; count: number; windowMs: number }
+	/** A sliding log that records each request before it checks it: refused requests fill the window too. */
+	| { kind: 'every'; count: number; windowMs: number }
 	| { kind: 'bucket'; capacity: number; perSec: number };
 
 export interface SvcOptions {
@@ -29,6 +31,8 @@ export function sim(kinds: Kind[], { latencyMs = 50, retryAfter = 'none', jitter
 	let state = seed;
 	const rand = () => (state = (state * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
 	const admitted: number[] = [];
+	/** Every request's arrival, refused ones too (kind 'every'). */
+	const arrived: number[] = [];
 	const buckets = new Map<Kind, { tokens: number; at: number }>();
 	const bucket = (k: Kind & { kind: 'bucket' }, at: number) => {
 		let b = buckets.get(k);
@@ -40,8 +44,9 @@ export function sim(kinds: Kind[], { latencyMs = 50, retryAfter = 'none', jitter
 	const log: Array<{ start: number; at: number; accepted: boolean; mine: boolean }> = [];
 	const countIn = (k: Kind & { windowMs: number }, at: number) => {
 		const windowStart = k.kind === 'fixed' ? at - (at % k.windowMs) : at - k.windowMs + 1;
+		const counted = k.kind === 'every' ? arrived : admitted;
 		let n = 0;
-		for (let i = admitted.length - 1; i >= 0 && admitted[i] >= windowStart; i--) n++;
+		for (let i = counted.length - 1; i >= 0 && counted[i] >= windowStart; i--) n++;
 		return n;
 	};
 	const full = (at: number) => kinds.some((k) => (k.kind === 'bucket' ? bucket(k, at).tokens < 1 : countIn(k, at) >= k.count));
@@ -58,7 +63,7 @@ export function sim(kinds: Kind[], { latencyMs = 50, retryAfter = 'none', jitter
 				continue;
 			}
 			const windowStart = k.kind === 'fixed' ? at - (at % k.windowMs) : at - k.windowMs + 1;
-			const inWindow = admitted.filter((time) => time >= windowStart);
+			const inWindow = (k.kind === 'every' ? arrived : admitted).filter((time) => time >= windowStart);
 			if (inWindow.length >= k.count) wait = Math.max(wait, (k.kind === 'fixed' ? windowStart : inWindow[inWindow.length - k.count]) + k.windowMs - at);
 		}
 		return wait;
@@ -75,9 +80,10 @@ export function sim(kinds: Kind[], { latencyMs = 50, retryAfter = 'none', jitter
 		log,
 		stats,
 		other(at: number): boolean {
-			if (full(at)) return false;
-			admit(at);
-			return true;
+			const accepted = !full(at);
+			if (accepted) admit(at);
+			arrived.push(at);
+			return accepted;
 		},
 		/** One message: resolves 'sent', 'gaveUp' (LimitNotReopenedError or other error), 'aborted'. */
 		async send(account: Account, run: RunLane): Promise<string> {
@@ -99,6 +105,7 @@ export function sim(kinds: Kind[], { latencyMs = 50, retryAfter = 'none', jitter
 				const at = Date.now();
 				const accepted = !full(at);
 				if (accepted) admit(at);
+				arrived.push(at);
 				log.push({ start, at, accepted, mine: true });
 				const wait = reopensIn(at + latencyMs / 2);
 				const named = accepted ? 0 : fullWindow(at);

@@ -80,8 +80,17 @@ import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
  *       than twice the count the one before was learned with, and the service stayed shut over
  *       twice that one's window: a counter reset on the clock, first seen in part, shows no more.
  *       The longer one creeps as the other; a plan raised past it is met at that pace.
- * 6. A pause longer than a run's Max Wait (counted from the pause, or from the run's start when it
- *    started later) fails that run's waiting requests with
+ *    g. A service may count the requests it refuses too (a sliding log that records each request
+ *       before it checks it): then each refused probe holds its window shut for a window more, and
+ *       the requests refused with the first one hold it until they leave. So a pause spends at most
+ *       two fewer refused probes than the service accepted in the minute before it (at least
+ *       three; the lengths services use most, when that is fewer than the round lengths under a
+ *       minute), then only the minute and longer; those go once from the oldest answer and once
+ *       from the last refusal of the requests under way with the first (within a second of it),
+ *       and Max Wait counts from that refusal too. Such a service is still learned slowly: its
+ *       window holds the node's refused requests, which the learned count does not.
+ * 6. A pause longer than a run's Max Wait (counted from the pause, or from the last refusal of the
+ *    requests under way with its first, rule 5g; or from the run's start when it started later) fails that run's waiting requests with
  *    LimitNotReopenedError (a last probe goes at Max Wait; a probe already under way then, another
  *    run's or one that hangs, is waited for a second more, or two of the fastest round trips when
  *    that is longer), and so does a Retry-After reaching
@@ -315,6 +324,31 @@ const ROUND_WINDOWS_MS = [
 	90, 120, 180, 240, 300, 360, 450, 600, 900, 1200, 1800, 2400, 2700, 3600,
 ].map((seconds) => seconds * 1_000);
 
+/**
+ * Rule 5g: a service may count the requests it refuses in its window too (a sliding log that
+ * records each request before it checks it, a penalty each request extends). Then every refused
+ * probe of a pause keeps its window shut: the 17 round lengths within a minute kept a limit of 10
+ * a minute shut until Max Wait. So a pause spends at most PROBE_BUDGET_BELOW fewer refused probes
+ * than the service accepted in the window that refused (its limit is at least that many), never
+ * fewer than PROBE_BUDGET_LEAST (a per-second limit of 1 or 2 is still found within seconds). With
+ * fewer than the round lengths under a minute, it probes at the lengths services most often use, in
+ * this order of preference: a second, ten, five, thirty, two, fifteen, forty-five, three, ... (with a
+ * budget of 8, a clock window of 5 s begun 2 s in still reopens at a length probed: 3 s). Once the
+ * budget is spent, only the minute and the lengths after it are left, and the minute's probe finds
+ * room.
+ */
+const PROBE_BUDGET_BELOW = 2;
+const PROBE_BUDGET_LEAST = 3;
+const PREFERRED_ROUND_WINDOWS_MS = [1, 10, 5, 30, 2, 15, 45, 3, 20, 4, 6, 7.5, 12, 40, 1.5, 0.5, 0.25].map((seconds) => seconds * 1_000);
+const MINUTE_MS = 60_000;
+
+/**
+ * Rule 5g: requests under way when a pause began and refused too are counted from their refusals,
+ * up to this long after the first one: a service that counts refused requests holds them in its
+ * window until they leave it.
+ */
+const UNDER_WAY_REFUSALS_MS = 1_000;
+
 /** Auto's opening rounds wait this long past a round's first answer for the rest of it. */
 const ROUND_STRAGGLERS_MS = 1_000;
 
@@ -417,6 +451,8 @@ interface Pause {
 	laterAccepted: number;
 	/** Requests under way when the refusal came back, refused too. */
 	othersRefused: number;
+	/** The last refusal of a request under way with the first one, within UNDER_WAY_REFUSALS_MS of it (rule 5g). */
+	underWayRefused?: number;
 	/** When its refusals were answered (each says the window was full then). */
 	refusals: number[];
 	/**
@@ -680,7 +716,9 @@ export class Account {
 			// then (another run's, one that hangs) is waited for only a moment longer. A run that started
 			// during the pause counts its Max Wait from its own start (outside review: executions that
 			// joined a pause 4 s in gave up with the first ones, 1.6 s into their own 5 s).
-			const deadline = Math.max(pause.since, lane.since) + limits.maxWaitMs;
+			// Counted from the last refusal of the requests under way with the first (rule 5g: a window that
+			// counts them holds them until they leave it, and the probe at Max Wait must find it without).
+			const deadline = Math.max(pause.underWayRefused ?? pause.since, lane.since) + limits.maxWaitMs;
 			const answerBy = deadline + Math.max(LAST_PROBE_ANSWER_MS, this.roundTrips(2));
 			if (this.lastProbeAt >= deadline && pause.probing === 0) return this.notReopened(now, limits.maxWaitMs);
 			if (pause.probing >= pause.batch) {
@@ -929,6 +967,7 @@ export class Account {
 			// Under way when the pause began: the pause already speaks for it.
 			noteRefusal(this.pause.refusals, now);
 			this.pause.othersRefused++;
+			if (now <= this.pause.since + UNDER_WAY_REFUSALS_MS) this.pause.underWayRefused = now;
 			if (retryAfterMs !== undefined) this.askedToWait(now, retryAfterMs, graceMs);
 			return;
 		}
@@ -978,11 +1017,35 @@ export class Account {
 	 */
 	private nextProbe(now: number): number {
 		const pause = this.pause!;
+		const rounds = probeRounds(this.probeBudget(pause, now), pause.refusedProbes);
 		const elapsed = now - pause.oldest;
 		const learned = this.learned?.windowMs;
-		const round = ROUND_WINDOWS_MS.find((length) => length > elapsed) ?? elapsed * 1.2;
+		const round = rounds.find((length) => length > elapsed) ?? elapsed * 1.2;
 		const length = learned !== undefined && learned > elapsed ? Math.min(learned, round) : round;
-		return Math.max(Math.min(pause.oldest + length, pause.besideFreeAt ?? Infinity), now + PROBE_MIN_GAP_MS);
+		let at = pause.oldest + length;
+		// The minute and longer also counted from the last of the requests refused with the first one
+		// (rule 5g): a window that counts refused requests holds those until they leave it, and the
+		// probe a minute after the oldest answer found it full. (Not in place of it: a window that
+		// counts only what it accepted reopens as its oldest leaves, and a clock window at its own time;
+		// counted later, 10 per clock 5 s was learned as 10 per 4 s.)
+		const { underWayRefused } = pause;
+		if (underWayRefused !== undefined && underWayRefused > pause.oldest) {
+			const sinceThem = now - underWayRefused;
+			const minute = rounds.find((length) => length >= MINUTE_MS && length > sinceThem);
+			if (minute !== undefined) at = Math.min(at, underWayRefused + minute);
+		}
+		return Math.max(Math.min(at, pause.besideFreeAt ?? Infinity), now + PROBE_MIN_GAP_MS);
+	}
+
+	/**
+	 * How many probes of `pause` may be refused before it goes on to the minute (rule 5g): by what
+	 * the service accepted within the minute before it (a limit over a minute or less is at least
+	 * that; a short limit learned beside a longer one counts only its own window, and the minute's
+	 * pause then probed at three lengths); unbounded when it accepted nothing.
+	 */
+	private probeBudget(pause: Pause, now: number): number {
+		const accepted = this.accepted.countWithin(pause.since - MINUTE_MS, now);
+		return accepted > 0 ? Math.max(accepted - PROBE_BUDGET_BELOW, PROBE_BUDGET_LEAST) : Infinity;
 	}
 
 	/** When the limit learned beside frees a place, if its window holds its count as learned at `now` (rule 5c). */
@@ -1262,6 +1325,16 @@ export class Account {
 			}
 		})();
 	}
+}
+
+/**
+ * The round lengths a pause may probe at with a budget of `budget` refused probes, `refused` of
+ * them spent (rule 5g): the `budget` most preferred of those under a minute (all of them, from
+ * 17), and the minute and those after it; once it is spent, only those.
+ */
+function probeRounds(budget: number, refused: number): readonly number[] {
+	const preferred = refused < budget ? PREFERRED_ROUND_WINDOWS_MS.slice(0, budget) : [];
+	return ROUND_WINDOWS_MS.filter((length) => length >= MINUTE_MS || preferred.includes(length));
 }
 
 /**
