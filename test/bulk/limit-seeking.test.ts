@@ -328,19 +328,27 @@ describe('a service that also counts the requests it refuses (a sliding log that
 	// Each refused probe holds such a window shut for a window more, and the requests refused with
 	// the first one hold it until they leave: the probe at Max Wait found it full, and the run
 	// stopped with 5 of 15 sent. The pause now spends a budget of refused probes, and its last probe
-	// goes once those refused with the first have left (scheduler rule 5g).
-	it('with the defaults (Max Wait shrunk to the 5 s window), every message goes once and the run succeeds', async () => {
+	// goes once those refused with the first have left (scheduler rule 5g); once a refusal shows that
+	// the node's own refused requests fill the learned window, the learned limit counts them (5h).
+	it('with the defaults (Max Wait shrunk to the 5 s window), every message goes once and the run succeeds; a later run is not refused', async () => {
 		emulator.setFaults({ latencyMs: LATENCY_MS, rateLimit: { limit: 5, windowMs: 5_000, answer: 'reason', counting: 'every' } });
-		const run = await execution(bulkItems(15), 'seek-counts-refused-defaults', { maxWaitSeconds: 5 });
+		const credentialId = 'seek-counts-refused-defaults';
+		const run = await execution(bulkItems(15), credentialId, { maxWaitSeconds: 5 });
 		expect(run.error).toBeUndefined();
 		expect(run.items.every((item) => item.json.success === true)).toBe(true);
 		expect(emulator.deliveries).toHaveLength(15);
 		expect(emulator.duplicates()).toEqual([]);
-	}, 60_000);
+		expect(sendAccountState(credentialId)).toMatchObject({ learned: { count: 5, windowMs: 5_000 }, refusalsCount: true });
+		const foundWith = refusals();
+		const later = await execution(bulkItems(30).slice(15), credentialId, { maxWaitSeconds: 5 });
+		expect(later.error).toBeUndefined();
+		expect(emulator.deliveries).toHaveLength(30);
+		expect(refusals()).toBe(foundWith);
+	}, 90_000);
 
-	// The defaults still learn such a limit slowly (README, "A service that also counts the requests
-	// it refuses"). What the README tells a user to do instead: set the plan's limit, and the node
-	// never meets a refusal that would count.
+	// A limit of 3 a minute or fewer counted this way is still not waited out (README, "A service that
+	// also counts the requests it refuses"). What the README tells a user to do then: set the plan's
+	// limit, and the node never meets a refusal that would count.
 	it("with the plan's limit set (Max Requests Per Second 5 against 5 per second), every message goes once and none is refused", async () => {
 		emulator.setFaults({ latencyMs: LATENCY_MS, rateLimit: { limit: 5, windowMs: 1_000, answer: 'reason', counting: 'every' } });
 		const run = await execution(bulkItems(15), 'seek-counts-refused', { maxPerSecond: 5 });

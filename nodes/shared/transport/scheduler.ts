@@ -87,13 +87,17 @@ import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
  *       three; the lengths services use most, when that is fewer than the round lengths under a
  *       minute), then only the minute and longer; those go once from the oldest answer and once
  *       from the last refusal of the requests under way with the first (within a second of it),
- *       and Max Wait counts from that refusal too. Such a service is still learned slowly: its
- *       window holds the node's refused requests, which the learned count does not.
+ *       and Max Wait counts from that refusal too.
+ *    h. A refusal under the limit learned, when the accepted answers fill no learned limit's window
+ *       but the node's own requests refused for rate with them fill it, shows that the service
+ *       counts those too: from then on the learned limits count them in admission, a pause
+ *       probes once enough of them have left the window, and a refusal they explain teaches no
+ *       smaller count. (Counted without them, each pause taught less: 3 a minute for 10.)
  * 6. A pause longer than a run's Max Wait (counted from the pause, or from the last refusal of the
- *    requests under way with its first, rule 5g; or from the run's start when it started later) fails that run's waiting requests with
- *    LimitNotReopenedError (a last probe goes at Max Wait; a probe already under way then, another
- *    run's or one that hangs, is waited for a second more, or two of the fastest round trips when
- *    that is longer), and so does a Retry-After reaching
+ *    requests under way with its first, rule 5g; or from the run's start when it started later)
+ *    fails that run's waiting requests with LimitNotReopenedError (a last probe goes at Max Wait; a
+ *    probe already under way then, another run's or one that hangs, is waited for a second more, or
+ *    two of the fastest round trips when that is longer), and so does a Retry-After reaching
  *    further than Max Wait; an aborted run signal takes its waiters out at once.
  * 7. A pause lasts only while something waits on it: once no request is in line and no probe
  *    is under way (the runs stopped, were cancelled, gave up at Max Wait, or their last items
@@ -329,8 +333,8 @@ const ROUND_WINDOWS_MS = [
  * records each request before it checks it, a penalty each request extends). Then every refused
  * probe of a pause keeps its window shut: the 17 round lengths within a minute kept a limit of 10
  * a minute shut until Max Wait. So a pause spends at most PROBE_BUDGET_BELOW fewer refused probes
- * than the service accepted in the window that refused (its limit is at least that many), never
- * fewer than PROBE_BUDGET_LEAST (a per-second limit of 1 or 2 is still found within seconds). With
+ * than the service accepted in the minute before it (a limit over a minute is at least that many),
+ * never fewer than PROBE_BUDGET_LEAST (a per-second limit of 1 or 2 is still found within seconds). With
  * fewer than the round lengths under a minute, it probes at the lengths services most often use, in
  * this order of preference: a second, ten, five, thirty, two, fifteen, forty-five, three, ... (with a
  * budget of 8, a clock window of 5 s begun 2 s in still reopens at a length probed: 3 s). Once the
@@ -481,6 +485,10 @@ export class Account {
 	readonly counts = new Counts();
 	/** Answers that were not rate refusals: what the service accepted (learned limits). */
 	private readonly accepted = new TimeLog();
+	/** Answers accepted and refused for rate: what a service that counts the requests it refuses counts (rule 5h). */
+	private readonly counted = new TimeLog();
+	/** The service was seen to count the requests it refuses (rule 5h): learned limits count those too. */
+	refusalsCount = false;
 	/** When the latest-started request that was accepted started. */
 	private latestAcceptedStart = -Infinity;
 	autoConcurrency: number = AUTO_CONCURRENCY.initial;
@@ -558,6 +566,7 @@ export class Account {
 			learned: this.learned && { ...this.learned },
 			learnedLonger: this.learnedLonger && { ...this.learnedLonger },
 			pause: this.pause && { ...this.pause },
+			refusalsCount: this.refusalsCount,
 		};
 	}
 
@@ -743,7 +752,7 @@ export class Account {
 		// The learned limits, over the account.
 		if (!this.pause) {
 			for (const learned of this.learnedLimits) {
-				const free = this.blockingAnswer(this.accepted, this.counts.inFlight, learned.count, learned.windowMs, now);
+				const free = this.blockingAnswer(this.refusalsCount ? this.counted : this.accepted, this.counts.inFlight, learned.count, learned.windowMs, now);
 				if (free === null) return undefined;
 				if (free !== undefined) at = Math.max(at, free + learned.windowMs - this.answerLead());
 			}
@@ -866,6 +875,8 @@ export class Account {
 		if (outcome.type === 'refused' || outcome.type === 'answered') {
 			if (this.roundTripsSeen.length >= KEPT_ROUND_TRIPS) this.roundTripsSeen.shift();
 			this.roundTripsSeen.push(end - startedAt);
+			this.counted.add(end);
+			this.counted.forget(end - KEPT_MS);
 		}
 		if (outcome.type === 'refused') {
 			if (probeOf !== undefined && !probe && !this.pause) {
@@ -935,6 +946,7 @@ export class Account {
 				oldest = deserted.oldest;
 				accepted = deserted.accepted;
 			}
+			this.noticeRefusalsCounted(now, startedAt);
 			this.pause = {
 				since: now,
 				oldest,
@@ -1017,6 +1029,11 @@ export class Account {
 	 */
 	private nextProbe(now: number): number {
 		const pause = this.pause!;
+		// Rule 5h: the window counts refused requests, and the learned limit explains the refusal so:
+		// it frees a place once enough of what it counted has left it. Any probe before is refused,
+		// and holds it shut for a window more.
+		const countedFree = this.refusalsCount && this.learned ? this.blockingAnswer(this.counted, 0, this.learned.base, this.learned.windowMs, now) : undefined;
+		if (typeof countedFree === 'number') return Math.max(countedFree + this.learned!.windowMs, now + PROBE_MIN_GAP_MS);
 		const rounds = probeRounds(this.probeBudget(pause, now), pause.refusedProbes);
 		const elapsed = now - pause.oldest;
 		const learned = this.learned?.windowMs;
@@ -1035,6 +1052,32 @@ export class Account {
 			if (minute !== undefined) at = Math.min(at, underWayRefused + minute);
 		}
 		return Math.max(Math.min(at, pause.besideFreeAt ?? Infinity), now + PROBE_MIN_GAP_MS);
+	}
+
+	/**
+	 * Rule 5h: a refusal under a learned limit (the request started at `startedAt`, answered at
+	 * `now`), with fewer accepted in its window than any learned limit allows, but at least that many
+	 * once the node's own refused requests are counted: the service counts those too (a limit that
+	 * logs each request before it checks it). Another client of the account can look the same; the
+	 * cost of that mistake is a slower window after each pause, not a refusal.
+	 */
+	private noticeRefusalsCounted(now: number, startedAt: number): void {
+		if (this.refusalsCount || !this.learned) return;
+		// Accepted answers that may be in the window: the service counted the refused request once it
+		// had started, so one answered a window before that start was out of it. (Counted back from
+		// the refusal's answer with the longest round trip as slack, a busy machine put the burst
+		// before the pause in it, and a limit of 5 per 5 s was learned as 1.) Any learned limit those
+		// fill explains the refusal (the minute's beside a second's that held 3 of its 5).
+		const filled = (learned: LearnedLimit) => this.accepted.countAfter(startedAt - learned.windowMs) >= learned.base;
+		if (this.learnedLimits.some(filled)) return;
+		// Requests surely in it: answered less than a window less the longest round trip before.
+		const { base, windowMs } = this.learned;
+		if (this.countedBefore(now, Math.max(0, windowMs - this.estimateTolerance())) >= base) this.refusalsCount = true;
+	}
+
+	/** What the service counted in the `windowMs` before the refusal at `at` when it counts refused requests (rule 5h), that refusal left out. */
+	private countedBefore(at: number, windowMs: number): number {
+		return this.counted.countWithin(at - windowMs, at) - 1;
 	}
 
 	/**
@@ -1087,6 +1130,9 @@ export class Account {
 	/** What the pause that `probeStart`'s probe ended teaches (rules 5d and 5f). */
 	private learnFrom(pause: Pause, probeStart: number): void {
 		const learnedBefore = this.learned;
+		// Rule 5h: the learned limit explains the refusal with the refused requests counted. Counted
+		// without them, each pause taught a smaller count: 3 a minute for 10.
+		if (this.refusalsCount && learnedBefore && this.countedBefore(pause.since, learnedBefore.windowMs) >= learnedBefore.base) return;
 		const windowMs = learnedWindow(probeStart - pause.oldest, pause.since - pause.oldest);
 		// Under a learned limit, a refused request none started with it got past, and a window found
 		// longer than learned: the window had not reopened yet (a counter reset each clock minute
