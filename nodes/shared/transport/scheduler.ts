@@ -85,9 +85,9 @@ import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
  *       the requests refused with the first one hold it until they leave. So a pause spends at most
  *       two fewer refused probes than the service accepted in the minute before it (at least
  *       three; the lengths services use most, when that is fewer than the round lengths under a
- *       minute), then only the minute and longer; those go once from the oldest answer and once
- *       from the last refusal of the requests under way with the first (within a second of it),
- *       and Max Wait counts from that refusal too.
+ *       minute), then only the minute and longer. Those go from the last refusal of the
+ *       requests under way with the first (within a second of it), and also from the oldest answer
+ *       when that is more than a second older; Max Wait counts from that refusal too.
  *    h. A refusal under the limit learned, when the accepted answers fill no learned limit's window
  *       but the node's own requests refused for rate with them fill it, shows that the service
  *       counts those too: from then on the learned limits count them in admission, a pause
@@ -1042,14 +1042,17 @@ export class Account {
 		let at = pause.oldest + length;
 		// The minute and longer also counted from the last of the requests refused with the first one
 		// (rule 5g): a window that counts refused requests holds those until they leave it, and the
-		// probe a minute after the oldest answer found it full. (Not in place of it: a window that
-		// counts only what it accepted reopens as its oldest leaves, and a clock window at its own time;
-		// counted later, 10 per clock 5 s was learned as 10 per 4 s.)
+		// probe a minute after the oldest answer found it full. Beside that one when the oldest answer
+		// is over a second older (a window that counts only what it accepted reopens as its oldest
+		// leaves, and a clock window at its own time: counted later, 30 per clock minute took 100 s
+		// where 96 s were allowed); in its place when they came in one burst, where that probe is
+		// refused by such a window and would be one more in it (4 a minute went to Max Wait).
 		const { underWayRefused } = pause;
 		if (underWayRefused !== undefined && underWayRefused > pause.oldest) {
 			const sinceThem = now - underWayRefused;
 			const minute = rounds.find((length) => length >= MINUTE_MS && length > sinceThem);
-			if (minute !== undefined) at = Math.min(at, underWayRefused + minute);
+			const oneBurst = underWayRefused - pause.oldest <= UNDER_WAY_REFUSALS_MS;
+			if (minute !== undefined) at = oneBurst && length >= MINUTE_MS ? underWayRefused + minute : Math.min(at, underWayRefused + minute);
 		}
 		return Math.max(Math.min(at, pause.besideFreeAt ?? Infinity), now + PROBE_MIN_GAP_MS);
 	}
