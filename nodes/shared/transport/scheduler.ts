@@ -488,7 +488,7 @@ export class Account {
 	/** Answers accepted and refused for rate: what a service that counts the requests it refuses counts (rule 5h). */
 	private readonly counted = new TimeLog();
 	/** The service was seen to count the requests it refuses (rule 5h): learned limits count those too. */
-	refusalsCount = false;
+	private refusalsCount = false;
 	/** When the latest-started request that was accepted started. */
 	private latestAcceptedStart = -Infinity;
 	autoConcurrency: number = AUTO_CONCURRENCY.initial;
