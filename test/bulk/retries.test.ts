@@ -11,6 +11,7 @@ import { sleep } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
 import { startEmulator,  type RequestRecord } from '../emulator';
+import { now } from '../emulator/state';
 import { runNode } from '../harness';
 import {
 	bulkItems,
@@ -39,10 +40,15 @@ describe('429: the whole run waits for Retry-After', () => {
 	it('no request of the run reaches the service before the retry time (paced run)', async () => {
 		const latencyMs = 20;
 		emulator.setFaults({ latencyMs, script: ['429'] });
-		// Paced at 5/s, items 1.. would start at 200 ms, 400 ms, ... if the 429 (answered after
-		// ~20-50 ms) did not pause them. On a busy machine item 1 may be due at once, and go before
-		// the 429 is read (it arrived 59 ms after the 429 was answered, in CI): at most that one
-		// request is under way, and any other before the retry time would be one the pause let go.
+		// Paced at 5/s, item k may start no sooner than 200k ms after the run began. Requests started
+		// before the node read the 429 were under way and may still arrive before the retry time; one
+		// started after it may not. When the node read the 429 is not seen at the service, but it is
+		// bounded: the node waits Retry-After from its read before it sends item 0 again. So an item
+		// that arrives early must have been due by then. (An arrival-time allowance of one request
+		// failed on a machine kept busy four times over: the node read the 429 late, by which time
+		// items 1 and 2 were both due and under way.) Without the pause, items 1-4 arrive 200 ms apart
+		// within the second, due long after the 429 was read.
+		const runStart = now();
 		const run = await runOn(emulator, { parameters: directSendParameters({ maxConcurrent: 4, maxPerSecond: 5 }), items: bulkItems(6) });
 		expect(run.error).toBeUndefined();
 		expect(pairingProblems(run.items, 6)).toEqual([]);
@@ -55,9 +61,14 @@ describe('429: the whole run waits for Retry-After', () => {
 		// The 429 was answered latencyMs after it arrived; Retry-After: 1 second from then.
 		const answeredAt = limited.at + latencyMs;
 		const retryTime = answeredAt + 1_000;
+		const retried = rest.filter((request) => phoneOfRequest(request) === phoneOf(0));
+		expect(retried).toHaveLength(1);
+		expect(retried[0].at).toBeGreaterThanOrEqual(retryTime - CLOCK_SLACK_MS);
+		const readBy = retried[0].at - 1_000;
 		const early = rest.filter((request) => request.at < retryTime - CLOCK_SLACK_MS);
-		const underWay = early.filter((request) => phoneOfRequest(request) === phoneOf(1)).slice(0, 1);
-		expect(early.filter((request) => !underWay.includes(request)).map((request) => `${phoneOfRequest(request)} at +${Math.round(request.at - answeredAt)} ms`)).toEqual([]);
+		const itemOf = (request: RequestRecord) => Array.from({ length: 6 }, (_, index) => index).find((index) => phoneOf(index) === phoneOfRequest(request))!;
+		const letGo = early.filter((request) => runStart + 200 * itemOf(request) > readBy + CLOCK_SLACK_MS);
+		expect(letGo.map((request) => `item ${itemOf(request)} at +${Math.round(request.at - answeredAt)} ms (due +${Math.round(runStart + 200 * itemOf(request) - answeredAt)} ms, 429 read by +${Math.round(readBy - answeredAt)} ms)`)).toEqual([]);
 		expect(rest.filter((request) => request.at >= retryTime - CLOCK_SLACK_MS).length).toBeGreaterThanOrEqual(2);
 		// Item 0 was retried after the pause and delivered once.
 		expect(rest.filter((request) => phoneOfRequest(request) === phoneOf(0)).map((request) => request.outcome)).toEqual(['delivered']);
