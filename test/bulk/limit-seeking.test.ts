@@ -237,6 +237,8 @@ describe('a limit that cannot be waited out', () => {
 		const endedAt = performance.timeOrigin + performance.now();
 		expect(endedAt - firstRefusal.at).toBeLessThan(3_000 + 1_000);
 		expect(run.error?.message).toMatch(/rate limit was reached after it accepted 10 in the last hour and did not reopen within Max Wait \(3 s\)/);
+		// The status the service refused with: the direct send's 400 with the rate-limit reason, not a 429 it never sent.
+		expect((run.error as { httpCode?: string }).httpCode).toBe('400');
 		const description = (run.error as { description?: string }).description ?? '';
 		expect(description).toMatch(/Max Wait to 3600/);
 		expect(description).toMatch(/Sent before the run stopped: items 0-9\./);

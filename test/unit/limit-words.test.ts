@@ -15,13 +15,20 @@ const SAID = 'Rate limit exceeded (messages per minute or per hour)';
 
 describe('the words of a limit that did not reopen within Max Wait', () => {
 	it('after a wait of a minute or more: probably a per-hour limit; this message was not sent', () => {
-		const error = limitNotReopenedError(attemptOf(), new LimitNotReopenedError(60_000, 10, 60_000), SAID);
+		const error = limitNotReopenedError(attemptOf(), new LimitNotReopenedError(60_000, 10, 60_000), { status: 400, said: SAID });
 		expect(error.message).toBe(`The account's rate limit was reached after it accepted 10 in the last hour and did not reopen within Max Wait (60 s): it is probably a per-hour limit. The service said: ${SAID}. The message was not sent`);
 	});
 
 	it('after a shorter wait, nothing rules out a per-minute limit: no guess (outside review: Max Wait 5 s against 1 per 2 minutes read "per-hour")', () => {
-		const error = limitNotReopenedError(attemptOf(), new LimitNotReopenedError(5_000, 1, 5_000), SAID);
+		const error = limitNotReopenedError(attemptOf(), new LimitNotReopenedError(5_000, 1, 5_000), { status: 400, said: SAID });
 		expect(error.message).toBe(`The account's rate limit was reached after it accepted 1 in the last hour and did not reopen within Max Wait (5 s). The service said: ${SAID}. The message was not sent`);
+	});
+
+	it('it carries the status the service refused with; 429 when this run was refused by none (it waited behind another run)', () => {
+		const limit = new LimitNotReopenedError(2_000, 0, 2_000);
+		expect(limitNotReopenedError(attemptOf(), limit, { status: 400, said: SAID }).httpCode).toBe('400');
+		expect(limitNotReopenedError(attemptOf(), limit, { status: 429 }).httpCode).toBe('429');
+		expect(limitNotReopenedError(attemptOf(), limit, undefined).httpCode).toBe('429');
 	});
 
 	it('what was not done is said only of a request that did nothing: a plant not created; nothing for a read, or for a send an earlier try of which may have gone', () => {

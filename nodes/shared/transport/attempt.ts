@@ -203,7 +203,7 @@ function rateLimited(attempt: Attempt, status: number, reason: ServiceFailure, b
 	const retryAfterGrace = retryAfterMs === undefined ? 0 : retryAfterGraceMs(response.headers?.['retry-after']);
 	return {
 		type: 'retryable',
-		outcome: { type: 'rateLimited', retryAfterMs, ...(retryAfterGrace > 0 ? { retryAfterGraceMs: retryAfterGrace } : {}), ...(reason.unexplained ? {} : { reason: reason.reason }) },
+		outcome: { type: 'rateLimited', status, retryAfterMs, ...(retryAfterGrace > 0 ? { retryAfterGraceMs: retryAfterGrace } : {}), ...(reason.unexplained ? {} : { reason: reason.reason }) },
 		error: () => serviceError(attempt.context.getNode(), { status, failure: reason, itemIndex: attempt.itemIndex, body, kind: 'rateLimit', retryAfterMs }),
 	};
 }
@@ -288,18 +288,21 @@ function notDone(attempt: Pick<Attempt, 'idempotent' | 'mayHaveActed' | 'request
  * stops in a user's words, then the service's: what the limit was and what to set. An editor call
  * (a person waits on a dropdown) says when to try again instead (rateLimitedInEditor).
  */
-export function limitNotReopenedError(attempt: Attempt, limit: LimitNotReopenedError, said: string | undefined, forEditor = false): NodeApiError {
+export function limitNotReopenedError(attempt: Attempt, limit: LimitNotReopenedError, refusal: { status: number; said?: string } | undefined, forEditor = false): NodeApiError {
+	const said = refusal?.said;
 	const max = forEditor ? seconds(limit.maxWaitMs) : `Max Wait (${seconds(limit.maxWaitMs)})`;
 	const asked = limit.askedMs !== undefined ? `Rate limited: the service asked to wait ${askedWait(limit.askedMs)}` : undefined;
 	const saidToo = said !== undefined ? `. The service said: ${said}` : '';
-	if (forEditor) return rateLimitedInEditor(attempt, `${asked ?? `Rate limited: the account's limit did not reopen within ${max}`}${saidToo}`, limit.askedMs);
+	if (forEditor) return rateLimitedInEditor(attempt, `${asked ?? `Rate limited: the account's limit did not reopen within ${max}`}${saidToo}`, limit.askedMs, refusal?.status);
 	const accepted = limit.acceptedBefore > 0 ? ` after it accepted ${limit.acceptedBefore} in the last hour` : '';
 	// Only a wait of a minute or more rules out a per-minute limit (an outside review set Max Wait
 	// to 5 s for an AI tool, against 1 per 2 minutes, and was told of a per-hour limit).
 	const perHour = limit.maxWaitMs >= 60_000 ? ': it is probably a per-hour limit' : '';
 	const reason = `${asked !== undefined ? `${asked}, more than ${max}` : `The account's rate limit was reached${accepted} and did not reopen within ${max}${perHour}`}${saidToo}${notDone(attempt)}`;
 	return serviceError(attempt.context.getNode(), {
-		status: 429,
+		// The status the service refused with (the spec's direct send says 400); 429 for a run that
+		// only waited behind another run's refusals.
+		status: refusal?.status ?? 429,
 		failure: { reason },
 		itemIndex: attempt.itemIndex,
 		kind: 'rateLimit',
@@ -312,12 +315,12 @@ export function limitNotReopenedError(attempt: Attempt, limit: LimitNotReopenedE
  * Max Requests Per Minute, the items not sent), nor what other calls the account had accepted.
  * `message` is the service's refusal in its words, or how long it asked to wait.
  */
-export function rateLimitedInEditor(attempt: Attempt, message: string, askedMs?: number): NodeApiError {
+export function rateLimitedInEditor(attempt: Attempt, message: string, askedMs?: number, status = 429): NodeApiError {
 	const when = askedMs !== undefined ? `in ${askedWait(askedMs)}` : 'in a minute';
 	return new NodeApiError(attempt.context.getNode(), { message }, {
 		message,
 		description: `The service limits how often this account may call it. Try again ${when}.`,
-		httpCode: '429',
+		httpCode: String(status),
 	});
 }
 

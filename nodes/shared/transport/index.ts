@@ -145,8 +145,11 @@ interface Target {
 	lane: RunLane;
 	/** Why the credential's key cannot be sent in a header (keyProblem), or undefined. */
 	keyProblem?: string;
-	/** The service's words in the latest rate refusal of this run and API group: a wait that ends at Max Wait repeats them. */
-	lastRefusal?: string;
+	/**
+	 * The latest rate refusal of this run and API group, its status and its words when it gave some:
+	 * a wait that ends at Max Wait repeats them (a 400 with the rate-limit reason is reported as 400).
+	 */
+	lastRefusal?: { status: number; said?: string };
 }
 
 function targetOf(run: Run, api: ServiceApi, itemIndex: number): Promise<Target> {
@@ -348,7 +351,9 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 		let next: Next;
 		try {
 			verdict = await attemptOnce(attempt, options, credentials, run.deadlines);
-			if (verdict.type === 'retryable' && verdict.outcome.type === 'rateLimited' && verdict.outcome.reason !== undefined) target.lastRefusal = verdict.outcome.reason;
+			if (verdict.type === 'retryable' && verdict.outcome.type === 'rateLimited') {
+				target.lastRefusal = { status: verdict.outcome.status, said: verdict.outcome.reason ?? target.lastRefusal?.said };
+			}
 			// Decided before the ticket is finished: a failure stops the run before the next waiting
 			// request can be let through in its place.
 			if (verdict.type === 'retryable' && verdict.outcome.type === 'rateLimited') refusals++;
@@ -425,7 +430,7 @@ function nextStep(run: Run, attempt: Attempt, verdict: Verdict, tried: { failure
 	if (outcome.type === 'rateLimited') {
 		// A person waits on an editor call (the picker, the variable fields): one more try at most, as
 		// for any failure, not probes until Max Wait (one dropdown sent 16 requests in 10 s).
-		if (run.forEditor && spent > run.policy.maxRetries) return { type: 'fail', error: run.failed(rateLimitedInEditor(attempt, verdict.error().message, outcome.retryAfterMs)), fateUnknown: false };
+		if (run.forEditor && spent > run.policy.maxRetries) return { type: 'fail', error: run.failed(rateLimitedInEditor(attempt, verdict.error().message, outcome.retryAfterMs, outcome.status)), fateUnknown: false };
 		// Refused for rate: the account pauses, and this request goes again at its place.
 		return { type: 'again' };
 	}

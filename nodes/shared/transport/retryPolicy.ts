@@ -6,8 +6,8 @@
  * deletes are retried, sends are not (unless the user chose "Retry Sends After Server Errors").
  */
 export type AttemptOutcome =
-	/** The service refused before acting; `retryAfterMs` when it said how long to wait, `reason` its words when it gave some. */
-	| { type: 'rateLimited'; retryAfterMs?: number; reason?: string; retryAfterGraceMs?: number }
+	/** The service refused before acting, with `status`; `retryAfterMs` when it said how long to wait, `reason` its words when it gave some. */
+	| { type: 'rateLimited'; status: number; retryAfterMs?: number; reason?: string; retryAfterGraceMs?: number }
 	/** The connection was never made (refused, DNS, unreachable): nothing reached the service. */
 	| { type: 'notReached'; code: string }
 	/** The request may have been processed: dropped after it was written, timed out, or a 5xx. */
