@@ -181,6 +181,30 @@ describe('order, fairness and stops', () => {
 		await Promise.all(waiting);
 	});
 
+	it('a rise in latency cuts Auto once per round trip: the answers of the requests under way at the cut cut it no further, nor grow it; one started after the cut cuts again', async () => {
+		const { account, tickets, waiting } = await withOpeningRoundOut(300);
+		// The opening round answered at once: the latency floor is 0.
+		for (const ticket of tickets.slice(1, 33)) ticket.finish({ type: 'answered' });
+		await vi.advanceTimersByTimeAsync(0);
+		const before = account.state.autoConcurrency;
+		expect(account.state.inFlight).toBe(before);
+		const underWay = tickets.slice(33, 33 + before);
+		expect(underWay).toHaveLength(before);
+		// All of them answered 200 ms later, far above the floor (n8n's CPU busy reading a burst).
+		// Cut by each, as before, Auto fell from 40 to 5 in a real run.
+		await vi.advanceTimersByTimeAsync(200);
+		for (const ticket of underWay) ticket.finish({ type: 'answered' });
+		expect(account.state.autoConcurrency).toBe(Math.floor(before * 0.9));
+		await vi.advanceTimersByTimeAsync(0);
+		expect(tickets.length).toBe(33 + before + Math.floor(before * 0.9));
+		// Started after the cut and slow too: the congestion outlived a round trip, so it cuts again.
+		await vi.advanceTimersByTimeAsync(200);
+		tickets[33 + before].finish({ type: 'answered' });
+		expect(account.state.autoConcurrency).toBe(Math.floor(Math.floor(before * 0.9) * 0.9));
+		await answerUntil(tickets, 34 + before, 300);
+		await Promise.all(waiting);
+	});
+
 	it("n8n's event loop running late holds Auto back: it backs off to the opening round and no lower, and stops growing", async () => {
 		// The loop watch's 50 ms timer fires `lateBy` late, as in an n8n whose CPU is the bottleneck.
 		let lateBy = 0;

@@ -24,9 +24,10 @@ import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
  *    request of the account. Otherwise Auto, an AIMD limit over the account: one request first,
  *    then rounds of 32, each starting once the last is answered or a second after its first
  *    answer, until a whole round of 32 comes back with no rate refusal and nothing abandoned;
- *    from then on +1 per answer while at least half the limit is in use and latency holds, x0.9
- *    when latency rises well above its floor or a request fails. A rate refusal is not
- *    congestion: rule 5 paces it.
+ *    from then on +1 per answer while at least half the limit is in use and latency holds; x0.9
+ *    for each request that fails, and when latency rises well above its floor, once per round
+ *    trip (only the answer to a request started after the last cut cuts again). A rate refusal
+ *    is not congestion: rule 5 paces it.
  * 4. The user's per-second/per-minute limits: starts spaced evenly from the run's start and
  *    never more than the limit in any window (a request counts from its start until a window
  *    after its answer).
@@ -504,6 +505,14 @@ export class Account {
 	private latencyFloor = Infinity;
 	private latencyRecent = 0;
 	private latencySamples = 0;
+	/**
+	 * When Auto was last cut. The latency of the answers to requests started before it speaks for
+	 * the concurrency before the cut, and cuts no further (TCP cuts once per window of data,
+	 * Netflix's WindowedLimit once per window of samples). Cut by each of them, the 40 answers of
+	 * a burst that n8n's busy CPU read late took Auto from 40 to 5, and n8n sat idle a fifth of
+	 * the time.
+	 */
+	private lastCutAt = -Infinity;
 	/** The fastest round trip seen (never forgotten: a stale one only errs on the safe side). */
 	private fastestRoundTrip = Infinity;
 	/** How much Auto may still grow until the loop watch's next timer (watchLoop), once the loop was seen late. */
@@ -913,10 +922,12 @@ export class Account {
 					if (startedAt >= this.pause.refusedAt) this.pause.batchAccepted = true;
 				}
 			}
-			this.adaptConcurrency(end - startedAt);
+			this.adaptConcurrency(end - startedAt, startedAt, end);
 			this.creep();
 		} else if (outcome.type === 'failed') {
-			this.autoConcurrency = Math.max(1, Math.floor(this.autoConcurrency * 0.9));
+			// Every failure cuts: unlike latency, which a burst read late by a busy n8n raises for all
+			// of it, each failure is the service's own word.
+			this.cutConcurrency(end);
 		}
 		this.counts.answers.forget(end - KEPT_MS);
 		this.accepted.forget(end - KEPT_MS);
@@ -1331,7 +1342,7 @@ export class Account {
 	}
 
 	/** AIMD with a latency check (Netflix's AIMDLimit and Gradient limit, simplified). */
-	private adaptConcurrency(latencyMs: number): void {
+	private adaptConcurrency(latencyMs: number, startedAt: number, end: number): void {
 		this.latencySamples++;
 		this.latencyFloor = Math.min(this.latencyFloor, latencyMs);
 		this.fastestRoundTrip = Math.min(this.fastestRoundTrip, latencyMs);
@@ -1344,12 +1355,21 @@ export class Account {
 		} else if (this.latencySamples === 1) {
 			this.autoConcurrency = Math.max(this.autoConcurrency, AUTO_CONCURRENCY.opened);
 		} else if (this.latencyRecent > 2.5 * this.latencyFloor + 20) {
-			this.autoConcurrency = Math.max(1, Math.floor(this.autoConcurrency * 0.9));
-			this.latencyRecent = (this.latencyRecent + this.latencyFloor) / 2;
+			// Not grown while latency is high. Cut once per round trip; the average then starts again halfway down.
+			if (startedAt >= this.lastCutAt) {
+				this.cutConcurrency(end);
+				this.latencyRecent = (this.latencyRecent + this.latencyFloor) / 2;
+			}
 		} else if (this.counts.inFlight + 1 >= this.autoConcurrency / 2 && this.growthAllowed > 0) {
 			this.growthAllowed--;
 			this.autoConcurrency = Math.min(AUTO_CONCURRENCY.max, this.autoConcurrency + 1);
 		}
+	}
+
+	/** Auto x0.9 (rule 3). */
+	private cutConcurrency(now: number): void {
+		this.lastCutAt = now;
+		this.autoConcurrency = Math.max(1, Math.floor(this.autoConcurrency * 0.9));
 	}
 
 	/** Watches n8n's event loop while requests are under way (LOOP_PROBE_MS): Auto's second signal. */
