@@ -181,26 +181,32 @@ describe('order, fairness and stops', () => {
 		await Promise.all(waiting);
 	});
 
-	it('a rise in latency cuts Auto once per round trip: the answers of the requests under way at the cut cut it no further, nor grow it; one started after the cut cuts again', async () => {
+	it.each([
+		[110, 0.9],
+		[200, 0.5],
+	])('a rise in latency cuts Auto once per round trip, as deep as it rose: answered %i ms late, by x%d; the answers of the requests under way at the cut cut it no further, nor grow it; one started after the cut cuts again', async (lateMs, factor) => {
 		const { account, tickets, waiting } = await withOpeningRoundOut(300);
-		// The opening round answered at once: the latency floor is 0.
+		// The opening round answered at once: the latency floor is 0, and latency holds up to 20 ms.
 		for (const ticket of tickets.slice(1, 33)) ticket.finish({ type: 'answered' });
 		await vi.advanceTimersByTimeAsync(0);
 		const before = account.state.autoConcurrency;
 		expect(account.state.inFlight).toBe(before);
 		const underWay = tickets.slice(33, 33 + before);
 		expect(underWay).toHaveLength(before);
-		// All of them answered 200 ms later, far above the floor (n8n's CPU busy reading a burst).
-		// Cut by each, as before, Auto fell from 40 to 5 in a real run.
-		await vi.advanceTimersByTimeAsync(200);
+		// All of them answered late (n8n's CPU busy reading a burst, or a service that slowed down). Cut
+		// by each, as before, Auto fell from 40 to 5 in a real run. The first one's latency takes the
+		// average to a fifth of it: 22 ms is just above what holds (x0.9), 40 ms twice it (x0.5).
+		await vi.advanceTimersByTimeAsync(lateMs);
 		for (const ticket of underWay) ticket.finish({ type: 'answered' });
-		expect(account.state.autoConcurrency).toBe(Math.floor(before * 0.9));
+		const afterCut = Math.floor(before * factor);
+		expect(account.state.autoConcurrency).toBe(afterCut);
 		await vi.advanceTimersByTimeAsync(0);
-		expect(tickets.length).toBe(33 + before + Math.floor(before * 0.9));
-		// Started after the cut and slow too: the congestion outlived a round trip, so it cuts again.
-		await vi.advanceTimersByTimeAsync(200);
+		expect(tickets.length).toBe(33 + before + afterCut);
+		// Started after the cut and late too: the latency outlived a round trip (the average is now
+		// well above twice what holds), so it cuts again, by half.
+		await vi.advanceTimersByTimeAsync(lateMs);
 		tickets[33 + before].finish({ type: 'answered' });
-		expect(account.state.autoConcurrency).toBe(Math.floor(Math.floor(before * 0.9) * 0.9));
+		expect(account.state.autoConcurrency).toBe(Math.floor(afterCut * 0.5));
 		await answerUntil(tickets, 34 + before, 300);
 		await Promise.all(waiting);
 	});

@@ -25,9 +25,9 @@ import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
  *    then rounds of 32, each starting once the last is answered or a second after its first
  *    answer, until a whole round of 32 comes back with no rate refusal and nothing abandoned;
  *    from then on +1 per answer while at least half the limit is in use and latency holds; x0.9
- *    for each request that fails, and when latency rises well above its floor, once per round
- *    trip (only the answer to a request started after the last cut cuts again). A rate refusal
- *    is not congestion: rule 5 paces it.
+ *    for each request that fails; and when latency rises well above its floor, by as much as it
+ *    rose (x0.5 to x0.9), once per round trip (only the answer to a request started after the
+ *    last cut cuts again). A rate refusal is not congestion: rule 5 paces it.
  * 4. The user's per-second/per-minute limits: starts spaced evenly from the run's start and
  *    never more than the limit in any window (a request counts from its start until a window
  *    after its answer).
@@ -1354,10 +1354,13 @@ export class Account {
 			this.resumeConcurrency = undefined;
 		} else if (this.latencySamples === 1) {
 			this.autoConcurrency = Math.max(this.autoConcurrency, AUTO_CONCURRENCY.opened);
-		} else if (this.latencyRecent > 2.5 * this.latencyFloor + 20) {
-			// Not grown while latency is high. Cut once per round trip; the average then starts again halfway down.
+		} else if (this.latencyRecent > this.latencyHeldMs()) {
+			// Not grown while latency is high. Cut once per round trip, as deep as latency rose above
+			// what holds (Netflix's Gradient2 limit: x0.5 at most, x0.9 at least): a service that went
+			// from 50 ms to a second halves it at once, a busy n8n that reads a burst late trims it.
+			// The average then starts again halfway down.
 			if (startedAt >= this.lastCutAt) {
-				this.cutConcurrency(end);
+				this.cutConcurrency(end, Math.max(0.5, Math.min(0.9, this.latencyHeldMs() / this.latencyRecent)));
 				this.latencyRecent = (this.latencyRecent + this.latencyFloor) / 2;
 			}
 		} else if (this.counts.inFlight + 1 >= this.autoConcurrency / 2 && this.growthAllowed > 0) {
@@ -1366,10 +1369,15 @@ export class Account {
 		}
 	}
 
-	/** Auto x0.9 (rule 3). */
-	private cutConcurrency(now: number): void {
+	/** The most latency that still holds (rule 3): well above its floor. */
+	private latencyHeldMs(): number {
+		return 2.5 * this.latencyFloor + 20;
+	}
+
+	/** Auto cut by `factor` (rule 3). */
+	private cutConcurrency(now: number, factor = 0.9): void {
 		this.lastCutAt = now;
-		this.autoConcurrency = Math.max(1, Math.floor(this.autoConcurrency * 0.9));
+		this.autoConcurrency = Math.max(1, Math.floor(this.autoConcurrency * factor));
 	}
 
 	/** Watches n8n's event loop while requests are under way (LOOP_PROBE_MS): Auto's second signal. */
