@@ -509,8 +509,7 @@ export class Account {
 	 * When Auto was last cut. The latency of the answers to requests started before it speaks for
 	 * the concurrency before the cut, and cuts no further (TCP cuts once per window of data,
 	 * Netflix's WindowedLimit once per window of samples). Cut by each of them, the 40 answers of
-	 * a burst that n8n's busy CPU read late took Auto from 40 to 5, and n8n sat idle a fifth of
-	 * the time.
+	 * a burst that n8n's busy CPU read late took Auto from 40 to 5, again and again in one run.
 	 */
 	private lastCutAt = -Infinity;
 	/** The fastest round trip seen (never forgotten: a stale one only errs on the safe side). */
