@@ -353,10 +353,10 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 			verdict = await attemptOnce(attempt, options, credentials, run.deadlines);
 			if (verdict.type === 'retryable' && verdict.outcome.type === 'rateLimited') {
 				target.lastRefusal = { status: verdict.outcome.status, said: verdict.outcome.reason ?? target.lastRefusal?.said };
+				refusals++;
 			}
 			// Decided before the ticket is finished: a failure stops the run before the next waiting
 			// request can be let through in its place.
-			if (verdict.type === 'retryable' && verdict.outcome.type === 'rateLimited') refusals++;
 			next = nextStep(run, attempt, verdict, { failures, refusals });
 		} finally {
 			// An attempt the run abandoned (a Stop's grace ran out, a cancel) got no answer, whatever

@@ -921,7 +921,7 @@ export class Account {
 					if (startedAt >= this.pause.refusedAt) this.pause.batchAccepted = true;
 				}
 			}
-			this.adaptConcurrency(end - startedAt, startedAt, end);
+			this.adaptConcurrency(startedAt, end);
 			this.creep();
 		} else if (outcome.type === 'failed') {
 			// Every failure cuts: unlike latency, which a burst read late by a busy n8n raises for all
@@ -1341,7 +1341,8 @@ export class Account {
 	}
 
 	/** AIMD with a latency check (Netflix's AIMDLimit and Gradient limit, simplified). */
-	private adaptConcurrency(latencyMs: number, startedAt: number, end: number): void {
+	private adaptConcurrency(startedAt: number, end: number): void {
+		const latencyMs = end - startedAt;
 		this.latencySamples++;
 		this.latencyFloor = Math.min(this.latencyFloor, latencyMs);
 		this.fastestRoundTrip = Math.min(this.fastestRoundTrip, latencyMs);
