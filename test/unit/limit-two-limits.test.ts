@@ -103,8 +103,16 @@ describe('one limit that only looks like two', () => {
 	it.each([0, 1_000, 2_000, 3_000, 4_000, 4_500])('10 per clock window of 5 s, the first run begun %i ms into one: later runs are not refused', async (phaseMs) => {
 		vi.setSystemTime(1_000_000 + phaseMs);
 		const account = new Account();
-		const svc = service([{ count: 10, windowMs: 5_000, fixed: true }], 50);
-		await sendAll(account, svc, 30);
+		const limits = [{ count: 10, windowMs: 5_000, fixed: true }];
+		const svc = service(limits, 50);
+		const start = Date.now();
+		const first = await sendAll(account, svc, 30);
+		const ideal = idealEnd(limits, [], start, 30) - start;
+		console.log(`clock window of 5 s, begun ${phaseMs} ms into one: first run ${first.took} ms (ideal ${ideal}), ${first.refused} refused`);
+		// The time the engine test (test/bulk/limit-seeking.test.ts) cannot hold a busy machine to:
+		// the first pause is learned short (the reset came before a whole window), and the next refusal
+		// corrects it within the window after.
+		expect(first.took).toBeLessThanOrEqual(1.2 * ideal);
 		for (let k = 0; k < 3; k++) expect((await sendAll(account, svc, 10)).refused).toBe(0);
 		expect(account.state.learned).toMatchObject({ count: 10, windowMs: 5_000 });
 		expect(account.state.learnedLonger).toBeUndefined();
