@@ -5,13 +5,11 @@
  * The emulator enforces a sliding window over the send API that the node knows nothing of,
  * shrunk from a minute to WINDOW_MS to keep `npm test` short (the node learns the window from
  * what it observes; the bench uses real minutes). Three times the limit in items, no options:
- * every item is delivered exactly once, the run succeeds, and no window is lost: the run ends
- * before the ideal (the limit's worth at once, then the next as soon as the window lets it: two
- * windows and a few answers) and a window more. A pause taught wrong or a limit learned short costs
- * a whole window; a busy machine (CI keeps both cores busy) costs a fraction of one. How near the
- * ideal the node comes is held under simulated time, where a busy machine cannot move it
- * (test/unit/limit-two-limits.test.ts, limit-learning.test.ts). A later run of the same credential
- * gets no refusal at all.
+ * every item is delivered exactly once, the run succeeds, and the whole run takes at most 1.2x
+ * the ideal (the limit's worth at once, then the next as soon as the window lets it: two
+ * windows and a few answers). A later run of the same credential gets no refusal at all. (A
+ * counter reset on every clock window is held to the windows it needs instead: there the time
+ * turns on whether a probe lands just before or just after a reset, which a busy machine moves.)
  */
 import { sleep } from 'n8n-workflow';
 import type { IDataObject } from 'n8n-workflow';
@@ -72,7 +70,7 @@ describe.each([
 	{ name: "the spec's 400 reason, answers taking 20-120 ms", rule: { answer: 'reason' }, credentialId: 'seek-jitter', jitterMs: 100 },
 ] as Array<{ name: string; rule: Partial<RateLimitFault>; credentialId: string; jitterMs: number }>)('an account limit of $name, unknown to the node', ({ rule, credentialId, jitterMs }) => {
 	const IDEAL_MS = idealMs(jitterMs);
-	it(`defaults, ${3 * LIMIT} items: all delivered once, no window lost; a later run gets no refusal, and keeps the whole limit`, async () => {
+	it(`defaults, ${3 * LIMIT} items: all delivered once within 1.2x the ideal; a later run gets no refusal, and keeps the whole limit`, async () => {
 		emulator.setFaults({ latencyMs: LATENCY_MS, latencyJitterMs: jitterMs, rateLimit: { limit: LIMIT, windowMs: WINDOW_MS, ...rule } });
 		const first = await execution(bulkItems(3 * LIMIT), credentialId);
 		expect(first.error).toBeUndefined();
@@ -92,7 +90,7 @@ describe.each([
 		// Auto opened to 16 after the first answer, and grows by one per accepted answer.
 		expect(underWay).toBeLessThanOrEqual(16 + 2 * LIMIT);
 		expect(foundWith - underWay).toBeLessThanOrEqual(rule.answer === '429' ? 1 : 8);
-		expect(first.elapsedMs).toBeLessThan(IDEAL_MS + WINDOW_MS);
+		expect(first.elapsedMs).toBeLessThanOrEqual(1.2 * IDEAL_MS);
 		expect(emulator.maxRequestsInWindow(WINDOW_MS, (request) => request.outcome === 'delivered')).toBeLessThanOrEqual(LIMIT);
 
 		// The limit is known now: a later execution of the credential starts at it, the whole of it:
@@ -110,7 +108,7 @@ describe.each([
 });
 
 describe('executions arriving in steps against an account limit unknown to the node (webhooks, a CRM trigger)', () => {
-	it(`one item, two more ${((0.69 * WINDOW_MS) / 1000).toFixed(2)} s later, then ${3 * LIMIT - 3} at ${(1.4 * WINDOW_MS) / 1000} s, the spec's 400 reason: all delivered once, no window lost, at the whole limit`, async () => {
+	it(`one item, two more ${((0.69 * WINDOW_MS) / 1000).toFixed(2)} s later, then ${3 * LIMIT - 3} at ${(1.4 * WINDOW_MS) / 1000} s, the spec's 400 reason: all delivered once within 1.2x the ideal, at the whole limit`, async () => {
 		// The burst finds the window partly filled by the executions before it, and the refusals
 		// begin when it has sent only part of the limit: learned from that burst alone, the limit
 		// was 8 per 3 s, then 3 per 7.5 s, and these took 2.5x the ideal (an outside review, on n8n
@@ -139,12 +137,12 @@ describe('executions arriving in steps against an account limit unknown to the n
 		// and a half past the first send, and the last answer.
 		const idealMs = 1.4 * WINDOW_MS + 2 * WINDOW_MS + 2 * LATENCY_MS;
 		console.log(`limit-seeking (executions in steps): ${refusals()} refusals; ${Math.round(tookMs)} ms, ideal ${idealMs} ms`);
-		expect(tookMs).toBeLessThan(idealMs + WINDOW_MS);
+		expect(tookMs).toBeLessThanOrEqual(1.2 * idealMs);
 	}, 90_000);
 });
 
 describe('two account limits at once, unknown to the node', () => {
-	it("a gateway's 5 per second (429 + Retry-After) before 15 per 6 s (the spec's 400 reason), 45 items: all delivered once, no window of the longer limit lost, both limits learned, a later run not refused", async () => {
+	it("a gateway's 5 per second (429 + Retry-After) before 15 per 6 s (the spec's 400 reason), 45 items: all delivered once within 1.2x the ideal, both limits learned, a later run not refused", async () => {
 		// Learned as one limit, the pause behind the longer one taught its window with the second's
 		// count (5 per 6 s), or the one limit flipped between the two at each pause: every window refused again.
 		const gateway = { limit: 5, windowMs: 1_000 };
@@ -159,7 +157,7 @@ describe('two account limits at once, unknown to the node', () => {
 		const idealMs = 2 * 6_000 + 2 * 1_000 + 3 * LATENCY_MS;
 		const foundWith = refusals();
 		console.log(`limit-seeking (two limits): ${foundWith} refusals; run ${Math.round(first.elapsedMs)} ms, ideal ${idealMs} ms`);
-		expect(first.elapsedMs).toBeLessThan(idealMs + 6_000);
+		expect(first.elapsedMs).toBeLessThanOrEqual(1.2 * idealMs);
 		expect(emulator.maxRequestsInWindow(6_000, (request) => request.outcome === 'delivered')).toBeLessThanOrEqual(15);
 
 		// Both learned: the scheduler of the package the engine runs (dist/, loaded by Node's require).
@@ -213,8 +211,8 @@ describe('an account limit counted per clock window (a counter reset on every mu
 		const foundWith = refusals();
 		const phaseOf = (at: number) => `${Math.floor(at / WINDOW_MS) % 100}:${Math.round(at % WINDOW_MS)}`;
 		console.log(`limit-seeking (clock window): ${foundWith} refusals; run ${Math.round(first.elapsedMs)} ms, ideal ${ideal} ms; started ${phaseOf(startedAt)}, first send ${phaseOf(opening[0].at)}, first refusal ${phaseOf(opening.find((request) => request.outcome === 'rate-limited')!.at)}`);
-		// Counted in the service's windows, not in time (CI ran this 1.8 s past 1.2x the ideal with both
-		// cores busy, still inside the third window): the limit's worth in the window of the first send,
+		// Counted in the service's windows, not in time (CI ran this 1.8 s past 1.2x the ideal, the rest
+		// of the suite running beside it, still inside the third window): the limit's worth in the window of the first send,
 		// and the rest in the two after it. Learning 9 of the 10 (leaving the probe that reopened the
 		// window out of the count) left the last item for a fourth. The time against the ideal is held
 		// under simulated time (test/unit/limit-two-limits.test.ts, "10 per clock window of 5 s").
