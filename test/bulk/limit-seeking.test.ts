@@ -211,11 +211,12 @@ describe('an account limit counted per clock window (a counter reset on every mu
 		const foundWith = refusals();
 		const phaseOf = (at: number) => `${Math.floor(at / WINDOW_MS) % 100}:${Math.round(at % WINDOW_MS)}`;
 		console.log(`limit-seeking (clock window): ${foundWith} refusals; run ${Math.round(first.elapsedMs)} ms, ideal ${ideal} ms; started ${phaseOf(startedAt)}, first send ${phaseOf(opening[0].at)}, first refusal ${phaseOf(opening.find((request) => request.outcome === 'rate-limited')!.at)}`);
-		// Counted in the service's windows, not in time (CI ran this 1.8 s past 1.2x the ideal, the rest
-		// of the suite running beside it, still inside the third window): the limit's worth in the window of the first send,
-		// and the rest in the two after it. Learning 9 of the 10 (leaving the probe that reopened the
-		// window out of the count) left the last item for a fourth. The time against the ideal is held
-		// under simulated time (test/unit/limit-two-limits.test.ts, "10 per clock window of 5 s").
+		// Counted in the service's windows, not in time: CI ran this 1.8 s past 1.2x the ideal, the
+		// rest of the suite running beside it, still inside the third window. The limit's worth in the
+		// window of the first send, and the rest in the two after it. Learning 9 of the 10 (leaving the
+		// probe that reopened the window out of the count) left the last item for a fourth. The time
+		// against the ideal is held under simulated time (test/unit/limit-two-limits.test.ts, "10 per
+		// clock window of 5 s").
 		const deliveredIn = opening.filter((request) => request.outcome === 'delivered').map((request) => windowOf(request.at) - windowOf(opening[0].at));
 		expect(deliveredIn.filter((window) => window === 0)).toHaveLength(LIMIT);
 		expect(Math.max(...deliveredIn)).toBe(2);
