@@ -66,12 +66,13 @@ describe('429: the whole run waits for Retry-After', () => {
 		expect(retried[0].at).toBeGreaterThanOrEqual(retryTime - CLOCK_SLACK_MS);
 		const readBy = retried[0].at - 1_000;
 		const early = rest.filter((request) => request.at < retryTime - CLOCK_SLACK_MS);
-		const itemOf = (request: RequestRecord) => Array.from({ length: 6 }, (_, index) => index).find((index) => phoneOf(index) === phoneOfRequest(request))!;
+		const phones = Array.from({ length: 6 }, (_, index) => phoneOf(index));
+		const itemOf = (request: RequestRecord) => phones.indexOf(phoneOfRequest(request));
 		const letGo = early.filter((request) => runStart + 200 * itemOf(request) > readBy + CLOCK_SLACK_MS);
 		expect(letGo.map((request) => `item ${itemOf(request)} at +${Math.round(request.at - answeredAt)} ms (due +${Math.round(runStart + 200 * itemOf(request) - answeredAt)} ms, 429 read by +${Math.round(readBy - answeredAt)} ms)`)).toEqual([]);
 		expect(rest.filter((request) => request.at >= retryTime - CLOCK_SLACK_MS).length).toBeGreaterThanOrEqual(2);
 		// Item 0 was retried after the pause and delivered once.
-		expect(rest.filter((request) => phoneOfRequest(request) === phoneOf(0)).map((request) => request.outcome)).toEqual(['delivered']);
+		expect(retried.map((request) => request.outcome)).toEqual(['delivered']);
 		expect(emulator.deliveryCounts().get(deliveryKey(0))).toBe(1);
 	});
 
