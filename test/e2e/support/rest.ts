@@ -158,6 +158,12 @@ export class N8nRest {
 		return await this.post<SavedWorkflow>('/rest/workflows', { active: false, settings: {}, ...workflow });
 	}
 
+	/** Saves a credential as the editor's credential dialog does; answers with its id. */
+	async createCredential(name: string, type: string, data: Record<string, unknown>): Promise<{ id: string; name: string }> {
+		const saved = await this.post<{ id: string | number; name: string }>('/rest/credentials', { name, type, data });
+		return { id: String(saved.id), name: saved.name };
+	}
+
 	async getWorkflow(id: string): Promise<SavedWorkflow> {
 		return await this.get<SavedWorkflow>(`/rest/workflows/${id}`);
 	}
