@@ -41,6 +41,8 @@ export interface EmulatorStateLite {
 
 export interface FaultsPatch {
 	latencyMs?: number;
+	/** Each answer takes latencyMs plus 0 to this many ms more, at random. */
+	latencyJitterMs?: number;
 	rateLimit?: { limit: number; windowMs: number; retryAfterSeconds?: number; answer?: '429' | 'reason' } | null;
 }
 
