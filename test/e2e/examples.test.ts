@@ -13,7 +13,7 @@ import { afterAll, beforeEach, describe, expect, test } from 'vitest';
 import type { RequestRecord } from '../emulator/types';
 import { REPO_ROOT } from './support/n8n';
 import { MESSAGING, runSaved, useE2e, type CredentialType } from './support/harness';
-import { outputItems, type SavedWorkflow, type WorkflowInput, type WorkflowNode } from './support/rest';
+import { callProductionUrl, outputItems, type SavedWorkflow, type WorkflowInput, type WorkflowNode } from './support/rest';
 
 const e2e = useE2e();
 const { ctx } = e2e;
@@ -53,16 +53,6 @@ async function importExample(file: string, publish: boolean): Promise<SavedWorkf
 		published.push(workflow.id);
 	}
 	return workflow;
-}
-
-/** Production webhooks answer a moment after publishing; retry 404s briefly. */
-async function callProductionUrl(url: string, init: RequestInit): Promise<Response> {
-	for (let attempt = 0; ; attempt++) {
-		const response = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
-		if (response.status !== 404 || attempt >= 40) return response;
-		await response.arrayBuffer();
-		await new Promise((r) => setTimeout(r, 250));
-	}
 }
 
 async function waitForRequests(count: number, api: RequestRecord['api'], timeoutMs = 30_000): Promise<RequestRecord[]> {

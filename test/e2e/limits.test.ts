@@ -14,8 +14,8 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, test } from 'vitest';
 import type { RequestRecord } from '../emulator/types';
-import { MESSAGING, packageNode, runNode, useE2e } from './support/harness';
-import { outputItems, type WorkflowNode } from './support/rest';
+import { packageNode, runNode, useE2e } from './support/harness';
+import { outputItems, postToWebhook, webhookTrigger } from './support/rest';
 
 const e2e = useE2e();
 const { ctx } = e2e;
@@ -32,9 +32,11 @@ async function ownCredential(name: string): Promise<{ id: string; name: string }
 	return await e2e.rest.createCredential(`${name} ${randomUUID().slice(0, 8)}`, 'messagingBearerApi', { ...ctx.credentialData.messagingBearerApi });
 }
 
-const sendsOf = async (): Promise<RequestRecord[]> => (await e2e.emulator.apiRequests()).filter((request) => request.api === 'send');
+const sendsIn = (requests: RequestRecord[]) => requests.filter((request) => request.api === 'send');
 const refusalsIn = (requests: RequestRecord[]) => requests.filter((request) => request.outcome === 'rate-limited').length;
-const people = (count: number, tag: string) => Array.from({ length: count }, (_, index) => ({ phone: `+1415${String(7_000_000 + index)}`, text: `${tag} ${index}` }));
+/** `count` recipients, numbered from `first`. */
+const people = (count: number, tag: string, first = 0) =>
+	Array.from({ length: count }, (_, index) => ({ phone: `+1415${String(7_000_000 + first + index)}`, text: `${tag} ${index}` }));
 
 describe.each([
 	['the spec\'s 400 "Rate limit exceeded" reason, no Retry-After', 'reason'],
@@ -53,8 +55,8 @@ describe.each([
 		expect(execution.status, JSON.stringify(execution.data.resultData.error)).toBe('success');
 		expect(outputItems(execution, 'Send').map((item) => item.to)).toEqual(first.map((person) => person.phone));
 		expect(outputItems(execution, 'Send').every((item) => item.success === true)).toBe(true);
-		const firstRun = await sendsOf();
 		const state = await e2e.emulator.state();
+		const firstRun = sendsIn(state.requests);
 		expect(state.deliveries).toBe(25);
 		expect(state.duplicates).toEqual([]);
 		// The limit had to be met to be found; every refused send was tried again (25 delivered). At
@@ -66,13 +68,14 @@ describe.each([
 
 		// A later execution of the same credential starts at the pace learned: the window the first
 		// run's last sends still fill is waited out, not run into.
-		const second = people(12, `second ${answer}`).map((person, index) => ({ ...person, phone: `+1415${String(7_100_000 + index)}` }));
+		const second = people(12, `second ${answer}`, 100_000);
 		const again = await runNode(e2e, send, { items: second, name: `e2e limit ${answer}: later run` });
 		expect(again.execution.status, JSON.stringify(again.execution.data.resultData.error)).toBe('success');
-		const later = (await sendsOf()).slice(firstRun.length);
+		const after = await e2e.emulator.state();
+		const later = sendsIn(after.requests).slice(firstRun.length);
 		expect(later).toHaveLength(12);
 		expect(refusalsIn(later)).toBe(0);
-		expect((await e2e.emulator.state()).deliveries).toBe(37);
+		expect(after.deliveries).toBe(37);
 		console.log(`[e2e limits] ${answer}: first run ${firstRun.length} send requests, ${refusalsIn(firstRun)} refused; later run 12 sent, 0 refused`);
 	}, 120_000);
 });
@@ -81,59 +84,33 @@ test('a burst of 20 webhook executions at once against 10 per 5 s: all delivered
 	await e2e.emulator.setFaults({ rateLimit: { limit: LIMIT, windowMs: WINDOW_MS, answer: 'reason' } });
 	const credential = await ownCredential('burst');
 	const path = `e2e-burst-${randomUUID()}`;
-	const webhook: WorkflowNode = {
-		id: randomUUID(),
-		name: 'Webhook',
-		type: 'n8n-nodes-base.webhook',
-		typeVersion: 2,
-		position: [0, 0],
-		webhookId: randomUUID(),
-		parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
-	};
-	const send: WorkflowNode = {
-		...packageNode(ctx, { type: MESSAGING, name: 'Send', parameters: { resource: 'message', operation: 'send', phone: '={{ $json.body.phone }}', text: '={{ $json.body.text }}' } }),
+	const send = {
+		...packageNode(ctx, { name: 'Send', parameters: { resource: 'message', operation: 'send', phone: '={{ $json.body.phone }}', text: '={{ $json.body.text }}' } }),
 		credentials: { messagingBearerApi: credential },
 	};
 	const workflow = await e2e.rest.createWorkflow({
 		name: 'e2e burst: webhook -> message',
-		nodes: [webhook, send],
+		nodes: [webhookTrigger(path), send],
 		connections: { Webhook: { main: [[{ node: 'Send', type: 'main', index: 0 }]] } },
 		settings: { executionOrder: 'v1' },
 	});
 	await e2e.rest.activateWorkflow(workflow.id);
 	try {
 		const messages = people(20, 'burst');
-		await Promise.all(messages.map(async (message) => await callWebhook(`${ctx.baseUrl}/webhook/${path}`, message)));
+		await Promise.all(messages.map(async (message) => await postToWebhook(`${ctx.baseUrl}/webhook/${path}`, message)));
 
-		const deadline = Date.now() + 90_000;
-		let executions = await e2e.rest.listExecutions(workflow.id);
-		while (!(executions.length === 20 && executions.every((execution) => !['new', 'running', 'waiting', 'unknown'].includes(execution.status)))) {
-			if (Date.now() > deadline) throw new Error(`executions not finished in 90 s: ${JSON.stringify(executions.map((execution) => execution.status))}`);
-			await new Promise((resolve) => setTimeout(resolve, 500));
-			executions = await e2e.rest.listExecutions(workflow.id);
-		}
+		const executions = await e2e.rest.waitForExecutionsOf(workflow.id, 20, Date.now() + 90_000, 500);
 		expect(executions.map((execution) => execution.status)).toEqual(Array.from({ length: 20 }, () => 'success'));
 		const state = await e2e.emulator.state();
 		expect(state.deliveries).toBe(20);
 		expect(state.duplicates).toEqual([]);
-		const delivered = state.requests.filter((request) => request.api === 'send' && request.outcome === 'delivered');
+		const sends = sendsIn(state.requests);
+		const delivered = sends.filter((request) => request.outcome === 'delivered');
 		expect(delivered.map((request) => (request.body as { phone: string }).phone).sort()).toEqual(messages.map((message) => message.phone).sort());
 		// The first execution's request alone, then at most the 19 others together, then the probes.
-		const sends = await sendsOf();
 		expect(refusalsIn(sends)).toBeLessThanOrEqual(19 + 8);
 		console.log(`[e2e limits] burst: ${sends.length} send requests, ${refusalsIn(sends)} refused`);
 	} finally {
 		await e2e.rest.deactivateWorkflow(workflow.id).catch(() => undefined);
 	}
 }, 120_000);
-
-/** One production webhook call; a 404 (the webhook not registered yet) started nothing, so it is tried again. */
-async function callWebhook(url: string, body: Record<string, unknown>): Promise<void> {
-	for (let attempt = 0; ; attempt++) {
-		const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
-		const text = await response.text();
-		if (response.ok) return;
-		if (response.status !== 404 || attempt >= 40) throw new Error(`webhook call -> HTTP ${response.status}: ${text.slice(0, 300)}`);
-		await new Promise((resolve) => setTimeout(resolve, 250));
-	}
-}

@@ -37,7 +37,7 @@ import {
 	startN8n,
 	type N8nServer,
 } from '../support/n8n';
-import { N8nRest } from '../support/rest';
+import { N8nRest, postToWebhook, webhookTrigger } from '../support/rest';
 import { CREDENTIAL_REFS, credentialImports, missingPackageTypes } from '../support/stack';
 import { locatePostgresAndRedis, startPostgres, startRedis } from './services';
 
@@ -200,15 +200,7 @@ async function main(): Promise<string[]> {
 	const workflow = await rest.createWorkflow({
 		name: 'Queue mode: webhook -> message',
 		nodes: [
-			{
-				id: randomUUID(),
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId: randomUUID(),
-				parameters: { httpMethod: 'POST', path: WEBHOOK_PATH, responseMode: 'onReceived', options: {} },
-			},
+			webhookTrigger(WEBHOOK_PATH),
 			{
 				id: randomUUID(),
 				name: SEND_NODE,
@@ -245,10 +237,10 @@ async function main(): Promise<string[]> {
 		text: `Queue mode ${runId}: message ${i + 1} of ${EXECUTIONS}`,
 	}));
 	const firedAt = Date.now();
-	await inParallel(messages, CALL_CONCURRENCY, (message) => callWebhook(`${mainServer.baseUrl}/webhook/${WEBHOOK_PATH}`, message));
+	await inParallel(messages, CALL_CONCURRENCY, (message) => postToWebhook(`${mainServer.baseUrl}/webhook/${WEBHOOK_PATH}`, message));
 	log(`${EXECUTIONS} webhook calls answered in ${seconds(Date.now() - firedAt)}`);
 
-	const executions = await waitForExecutions(rest, workflow.id, EXECUTIONS, firedAt + FINISH_TIMEOUT_MS);
+	const executions = await rest.waitForExecutionsOf(workflow.id, EXECUTIONS, firedAt + FINISH_TIMEOUT_MS);
 	const runWallMs = Date.now() - firedAt;
 	log(`${executions.length} executions finished ${seconds(runWallMs)} after the first call`);
 
@@ -263,36 +255,7 @@ async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promi
 	await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
 
-/** One production webhook call. A 404 (webhook not registered yet) starts nothing, so it is retried briefly. */
-async function callWebhook(url: string, message: Message): Promise<void> {
-	for (let attempt = 0; ; attempt++) {
-		const response = await fetch(url, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify(message),
-			signal: AbortSignal.timeout(30_000),
-		});
-		const text = await response.text();
-		if (response.ok) return;
-		if (response.status !== 404 || attempt >= 40) throw new Error(`Webhook call for ${message.phone} -> HTTP ${response.status}: ${text.slice(0, 500)}`);
-		await new Promise((r) => setTimeout(r, 250));
-	}
-}
-
 type ExecutionSummary = { id: string; status: string; mode: string };
-
-async function waitForExecutions(rest: N8nRest, workflowId: string, count: number, deadline: number): Promise<ExecutionSummary[]> {
-	while (true) {
-		const executions = await rest.listExecutions(workflowId, count + 10);
-		const finished = executions.filter((e) => !['new', 'running', 'waiting', 'unknown'].includes(e.status));
-		if (finished.length >= count && finished.length === executions.length) return executions;
-		if (Date.now() > deadline) {
-			const byStatus = countBy(executions.map((e) => e.status));
-			throw new Error(`Not all ${count} executions finished in time: ${JSON.stringify(byStatus)}`);
-		}
-		await new Promise((r) => setTimeout(r, 1_000));
-	}
-}
 
 function countBy(values: string[]): Record<string, number> {
 	const counts: Record<string, number> = {};

@@ -3,6 +3,7 @@
  * A small client of n8n 2.41's internal REST API (what the editor uses), authenticated with
  * the `n8n-auth` cookie of a login. Answers come wrapped in `{data}`; this unwraps them.
  */
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { N8N_LINE } from './n8n';
@@ -48,6 +49,39 @@ export interface WorkflowNode {
 	webhookId?: string;
 	disabled?: boolean;
 }
+
+/** A Webhook trigger on `path` (POST, answering as soon as the call is received), named Webhook. */
+export function webhookTrigger(path: string): WorkflowNode {
+	return {
+		id: randomUUID(),
+		name: 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: [0, 0],
+		webhookId: randomUUID(),
+		parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+	};
+}
+
+/** A call to a published workflow's production URL. Those answer 404 for a moment after publishing (nothing started): retried briefly. */
+export async function callProductionUrl(url: string, init: RequestInit): Promise<Response> {
+	for (let attempt = 0; ; attempt++) {
+		const response = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
+		if (response.status !== 404 || attempt >= 40) return response;
+		await response.arrayBuffer();
+		await new Promise((r) => setTimeout(r, 250));
+	}
+}
+
+/** POSTs `body` as JSON to a production webhook URL; throws unless it answers 2xx. */
+export async function postToWebhook(url: string, body: unknown): Promise<void> {
+	const response = await callProductionUrl(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+	const text = await response.text();
+	if (!response.ok) throw new Error(`Webhook call ${JSON.stringify(body)} -> HTTP ${response.status}: ${text.slice(0, 500)}`);
+}
+
+/** Whether an execution's status is final (not new, running, waiting or unknown). */
+export const isFinished = (status: string): boolean => !['new', 'running', 'waiting', 'unknown'].includes(status);
 
 export interface WorkflowInput {
 	id?: string;
@@ -223,8 +257,7 @@ export class N8nRest {
 			try {
 				const execution = await this.getExecution(id);
 				// n8n 1.x can report the final status a moment before the run's data is stored.
-				const finished = !['new', 'running', 'waiting', 'unknown'].includes(execution.status);
-				if (finished && execution.data?.resultData !== undefined) return execution;
+				if (isFinished(execution.status) && execution.data?.resultData !== undefined) return execution;
 			} catch (error) {
 				if (!(error instanceof RestError) || error.status !== 404) throw error;
 			}
@@ -240,6 +273,20 @@ export class N8nRest {
 			`/rest/executions?filter=${filter}&limit=${limit}`,
 		);
 		return page.results;
+	}
+
+	/** Polls a workflow's executions every `pollMs` until `count` have started and all of them finished; throws at `deadline`. */
+	async waitForExecutionsOf(workflowId: string, count: number, deadline: number, pollMs = 1_000): Promise<Array<{ id: string; status: string; mode: string }>> {
+		while (true) {
+			const executions = await this.listExecutions(workflowId, count + 10);
+			if (executions.length >= count && executions.every((execution) => isFinished(execution.status))) return executions;
+			if (Date.now() > deadline) {
+				const byStatus: Record<string, number> = {};
+				for (const { status } of executions) byStatus[status] = (byStatus[status] ?? 0) + 1;
+				throw new Error(`Not all ${count} executions finished in time: ${JSON.stringify(byStatus)}`);
+			}
+			await new Promise((r) => setTimeout(r, pollMs));
+		}
 	}
 
 	private unflatten(text: string): unknown {
