@@ -46,7 +46,8 @@ import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
  *       the limit it taught, their Retry-After holding, and begin no new pause) and teaches the
  *       limit. Its window is at least the time from the oldest answer the refusal counted (back
  *       to a quiet second, or two of the fastest round trips against a slow service; under a
- *       learned limit, its window) to the probe (the round length below it, when a whole-second
+ *       learned limit, its window, or when that held none, the learned count's latest answers
+ *       that may have been in it) to the probe (the round length below it, when a whole-second
  *       Retry-After made the probe late). It keeps the window learned before while this refusal
  *       came with it full and it still fits every refusal since the pause before and every
  *       answer accepted (limitEstimate.ts: the window before each refusal was full, none held
@@ -942,6 +943,19 @@ export class Account {
 			let accepted = this.accepted.countAfter(since);
 			const skipped = this.learned ? Math.max(0, accepted - this.learned.count) : 0;
 			let oldest = this.accepted.nthAfter(since, skipped) ?? now;
+			// Nothing accepted within the learned window before this answer: the learned limit let each
+			// refused request go as an answer left that window, and a whole round of them went before the
+			// first refusal was read (a busy n8n reads some answers a second late). The answers the
+			// service still counted are then the learned count's latest, when they may have been in its
+			// window as it counted the refused request: the probes go from the oldest of them (rule 5d).
+			// From this refusal instead, they began again at a quarter second and the pause taught
+			// nothing: a clock window of 5 s first seen in part stayed 10 per 3 s, and a later run was
+			// refused a whole round.
+			if (this.learned && accepted === 0) {
+				const possibly = startedAt - this.learned.windowMs - this.estimateTolerance();
+				const inIt = this.accepted.countAfter(possibly);
+				if (inIt > 0) oldest = this.accepted.nthAfter(possibly, Math.max(0, inIt - this.learned.count)) as number;
+			}
 			// Refused again with nothing accepted since a pause nobody waited on any more (its run was
 			// stopped): that pause's window still holds, and its probes go on from where they were.
 			// Counted from this refusal, they began again at a quarter second, the message came a round
@@ -1195,7 +1209,12 @@ export class Account {
 			this.learnedLonger = { count: beside.count, base: beside.count, windowMs: beside.windowMs, acceptedSince: 0, taughtBy: taughtFrom(kept, taughtBy), asLearned: beside.count };
 			return;
 		}
-		if (pause.accepted === 0) return;
+		// Nothing accepted in the learned window before the refusal teaches no count of its own, but a
+		// window found longer than learned, from the answers it still counted (see `refused`), keeps
+		// the count. Not when the service named the times: those say when its window reopens, not how
+		// long it is (a clock window's reset named in ms taught 10 per 4 s, then 1 per 500 ms).
+		const longerFromAnswers = longer && pause.oldest < pause.since && pause.fullUntil.length === 0;
+		if (pause.accepted === 0 && !longerFromAnswers) return;
 		const learnedWindowMs = estimate?.windowMs ?? windowMs;
 		// Every refusal the shorter limit was learned from, whatever its window since: one learned
 		// between (10 per 2 s for 5 per second after a creep) would drop the first burst's refusals,
