@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- not shipped: test code, run by Node outside n8n; prints the refusals it counted (README: Lint) */
+/* eslint-disable no-console -- not shipped: test code; prints the refusals it counted (README: Lint) */
 /**
  * Limits nobody set, through the real server (n8n 2.x and 1.x alike): the account allows 10
  * sends per 5 s (a sliding window the node is not told of; a minute in real life, shrunk so the
