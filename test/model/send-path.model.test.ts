@@ -222,7 +222,18 @@ function context(service: FakeService, index: number, execution: Execution, cred
 
 type Outcome = { output: INodeExecutionData[] } | { error: Error };
 
-/** Moves simulated time on until every promise has settled, or `limitMs` has passed. */
+/**
+ * The fake clock under vi.useFakeTimers. Its nextAsync runs the next timer and lets every promise
+ * callback run before it returns, as Node does after each timer callback. Vitest's
+ * advanceTimersToNextTimerAsync then also runs the other timers due at that moment in one go,
+ * before the promise callbacks of the first: a timer could run between an answer and the node's
+ * handling of it, which Node never does.
+ */
+function fakeClock(): { nextAsync(): Promise<number> } {
+	return (setTimeout as unknown as { clock: { nextAsync(): Promise<number> } }).clock;
+}
+
+/** Moves simulated time on, one timer at a time, until every promise has settled, or `limitMs` has passed. */
 async function settle<T>(promises: Array<Promise<T>>, limitMs: number): Promise<Array<T | undefined>> {
 	const results: Array<T | undefined> = promises.map(() => undefined);
 	let pending = promises.length;
@@ -234,8 +245,8 @@ async function settle<T>(promises: Array<Promise<T>>, limitMs: number): Promise<
 	);
 	const deadline = Date.now() + limitMs;
 	while (pending > 0 && Date.now() < deadline) {
-		await vi.advanceTimersToNextTimerAsync();
 		if (vi.getTimerCount() === 0) await vi.advanceTimersByTimeAsync(1);
+		else await fakeClock().nextAsync();
 	}
 	return results;
 }
@@ -262,7 +273,7 @@ const executionArb: fc.Arbitrary<Execution> = fc.record(
 
 let scenario = 0;
 
-async function check(executions: Execution[], schedule: Answer[]): Promise<void> {
+async function check(executions: Execution[], schedule: Answer[]): Promise<FakeService> {
 	const credentialId = `model-${++scenario}`;
 	const service = new FakeService(schedule);
 	const cancels = executions.map(() => new AbortController());
@@ -321,6 +332,7 @@ async function check(executions: Execution[], schedule: Answer[]): Promise<void>
 	expect(laterOutcome).not.toBeInstanceOf(Error);
 	expect(service.requests.filter((request) => request.execution === 9 && request.kind === 'ok')).toHaveLength(3);
 	expect(accountOf(credentialId).state, 'no place held, no waiter left').toMatchObject({ inFlight: 0, queued: 0 });
+	return service;
 }
 
 describe('the send path under random schedules of answers, stops and cancels', () => {
@@ -361,6 +373,23 @@ describe('the send path under random schedules of answers, stops and cancels', (
 		expect(service.requests.map((request) => request.item)).toEqual([0, 1, 1]);
 		expect(service.requests[2].end, 'the probe was under way at the cancel').toBe(Infinity);
 		expect(accountOf(credentialId).state.learned).toBeUndefined();
+	});
+
+	it('requests let go together go out two per turn of the event loop: those still waiting for their turn when an answer stops the run never go', async () => {
+		vi.useFakeTimers({ now: 1_800_000_000_000 });
+		// Item 0 alone opens; Auto then lets the other 11 go at once, two per turn. Item 1's server
+		// error comes back while most of them still wait for their turn.
+		const service = await check(
+			[{ items: 12, recipients: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], continueOnFail: false, maxWaitSeconds: 60 }],
+			[
+				{ kind: 'ok', delayMs: 0, retryAfterSeconds: 0 },
+				{ kind: '5xx', delayMs: 0, retryAfterSeconds: 0 },
+			],
+		);
+		// Some of the round went before the answer (two per turn), the rest never did (all at once, every one went before it).
+		const sent = service.requests.filter((request) => request.execution === 0).length;
+		expect(sent).toBeGreaterThan(2);
+		expect(sent).toBeLessThan(12);
 	});
 
 	it('the reproduction from issue 18: a run stops while two of its requests wait out a 429; the next execution sends', async () => {

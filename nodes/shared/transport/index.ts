@@ -347,6 +347,12 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 			return endWithoutStart(waitEnded(run, target, attempt, reason));
 		}
 		place = ticket.place;
+		await ticket.begin();
+		// Stopped while it waited for its turn to go out: it never went.
+		if (target.lane.signal.aborted) {
+			ticket.finish({ type: 'abandoned' });
+			return endWithoutStart(waitEnded(run, target, attempt, target.lane.signal.reason));
+		}
 		let verdict: Verdict | undefined;
 		let next: Next;
 		try {
