@@ -978,8 +978,7 @@ export class Account {
 			// answers since the last quiet second.
 			const since = this.learned ? now - this.learned.windowMs : this.burstStart(now);
 			let accepted = this.accepted.countAfter(since);
-			const skipped = this.learned ? Math.max(0, accepted - this.learned.count) : 0;
-			let oldest = this.accepted.nthAfter(since, skipped) ?? now;
+			let oldest = this.oldestCounted(since) ?? now;
 			// Nothing accepted within the learned window before this answer: the learned limit let each
 			// refused request go as an answer left that window, and a whole round of them went before the
 			// first refusal was read (a busy n8n reads some answers a second late). The answers the
@@ -988,11 +987,7 @@ export class Account {
 			// From this refusal instead, they began again at a quarter second and the pause taught
 			// nothing: a clock window of 5 s first seen in part stayed 10 per 3 s, and a later run was
 			// refused a whole round.
-			if (this.learned && accepted === 0) {
-				const possibly = startedAt - this.learned.windowMs - this.estimateTolerance();
-				const inIt = this.accepted.countAfter(possibly);
-				if (inIt > 0) oldest = this.accepted.nthAfter(possibly, Math.max(0, inIt - this.learned.count)) as number;
-			}
+			if (this.learned && accepted === 0) oldest = this.oldestCounted(startedAt - this.learned.windowMs - this.estimateTolerance()) ?? oldest;
 			// Refused again with nothing accepted since a pause nobody waited on any more (its run was
 			// stopped): that pause's window still holds, and its probes go on from where they were.
 			// Counted from this refusal, they began again at a quarter second, the message came a round
@@ -1059,6 +1054,16 @@ export class Account {
 		if (retryAfterMs >= 2_000) noteRefusal(pause.fullUntil, now + retryAfterMs - 1_000);
 		if (pause.refusedProbes === 0) pause.batch = Math.max(1, pause.accepted);
 		this.pauseUntil(now + retryAfterMs, graceMs);
+	}
+
+	/**
+	 * The oldest of the accepted answers after `since` that the service's window may hold: of the
+	 * learned count's latest when there is a learned limit (earlier answers still inside the window
+	 * are stragglers of a burst before), else the first; undefined when none came after `since`.
+	 */
+	private oldestCounted(since: number): number | undefined {
+		const skipped = this.learned ? Math.max(0, this.accepted.countAfter(since) - this.learned.count) : 0;
+		return this.accepted.nthAfter(since, skipped);
 	}
 
 	/** Nothing starts before `until` (a Retry-After); `graceMs`: how far past Max Wait it may reach (retryAfterGraceMs). */
