@@ -343,15 +343,11 @@ async function send(run: Run, itemIndex: number, request: ServiceRequest): Promi
 		let ticket: Ticket;
 		try {
 			ticket = await target.account.acquire(target.lane, { place });
+			place = ticket.place;
+			// Its turn to go out; a stop meanwhile ends it unsent, as one in line.
+			await ticket.begin();
 		} catch (reason) {
 			return endWithoutStart(waitEnded(run, target, attempt, reason));
-		}
-		place = ticket.place;
-		await ticket.begin();
-		// Stopped while it waited for its turn to go out: it never went.
-		if (target.lane.signal.aborted) {
-			ticket.finish({ type: 'abandoned' });
-			return endWithoutStart(waitEnded(run, target, attempt, target.lane.signal.reason));
 		}
 		let verdict: Verdict | undefined;
 		let next: Next;
