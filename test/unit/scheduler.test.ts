@@ -181,6 +181,37 @@ describe('order, fairness and stops', () => {
 		await Promise.all(waiting);
 	});
 
+	it('requests let go together go out two per turn of the event loop, in the order they asked; one whose run stopped meanwhile never goes, and the rest go on', async () => {
+		// A turn ends when the test says so: the account's only sleep here is the turn's.
+		const turnEnds: Array<() => void> = [];
+		const account = new Account({ now: () => Date.now(), sleep: async () => await new Promise<void>((resolve) => turnEnds.push(resolve)) });
+		const stop = new AbortController();
+		const going = lane({ maxConcurrent: 7 }, { shareLimits: false });
+		const stopping = lane({ maxConcurrent: 7 }, { shareLimits: false, signal: stop.signal });
+		const tickets: Ticket[] = [];
+		for (const run of [going, going, going, stopping, going, going, going]) tickets.push(await account.acquire(run));
+		const turns: number[][] = [[]];
+		const begun = tickets.map((ticket, index) =>
+			ticket.begin().then(
+				() => turns.at(-1)!.push(index),
+				() => turns.at(-1)!.push(-index),
+			),
+		);
+		stop.abort(new Error('stopped'));
+		await vi.advanceTimersByTimeAsync(0);
+		while (turnEnds.length > 0) {
+			turns.push([]);
+			turnEnds.shift()!();
+			await vi.advanceTimersByTimeAsync(0);
+		}
+		await Promise.all(begun);
+		// Ticket 3 took its turn's second place, found its run stopped, and was finished unsent.
+		expect(turns).toEqual([[0, 1], [2, -3], [4, 5], [6], []]);
+		expect(account.state.inFlight).toBe(6);
+		for (const ticket of tickets) ticket.finish({ type: 'answered' });
+		expect(account.state.inFlight).toBe(0);
+	});
+
 	it.each([
 		[110, 0.9],
 		[200, 0.5],

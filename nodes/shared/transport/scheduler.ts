@@ -568,9 +568,9 @@ export class Account {
 	private pausedUntilGraceMs = 0;
 	private wake?: AbortController;
 	private pumping = false;
-	/** Requests gone out in this turn of the event loop, and the turn's end (see BEGINS_PER_TURN). */
+	/** Requests gone out in this turn of the event loop, and those waiting for a later turn, in order (see BEGINS_PER_TURN). */
 	private begunInTurn = 0;
-	private turnEnd?: Promise<void>;
+	private readonly turnLine: Array<() => void> = [];
 	/** When a run last took the account, queued on it or had an answer (see idle). */
 	private lastUsed: number;
 	/** Which of the service's accounts it was learned for (accountFor's `serves`). */
@@ -894,12 +894,22 @@ export class Account {
 
 	/** Returns once the caller may go out in this turn of the event loop (BEGINS_PER_TURN), in the order they asked. */
 	private async takeTurn(): Promise<void> {
-		while (this.begunInTurn >= BEGINS_PER_TURN) await this.turnEnd;
-		if (this.begunInTurn++ === 0) {
-			this.turnEnd = this.clock.sleep(0, NEVER).then(() => {
-				this.begunInTurn = 0;
-			});
-		}
+		if (this.begunInTurn < BEGINS_PER_TURN && this.turnLine.length === 0) return this.beginInTurn();
+		// Each is woken once, in its turn. (All waiting on the turn's end, each went back in line at
+		// every turn: about 80 wake-ups per request in a run of 2,000 at 20 ms.)
+		await new Promise<void>((resolve) => this.turnLine.push(resolve));
+	}
+
+	/** Counts one more request gone out in this turn; the first starts the turn, whose end lets the next in line go. */
+	private beginInTurn(): void {
+		if (this.begunInTurn++ > 0) return;
+		void this.clock.sleep(0, NEVER).then(() => {
+			this.begunInTurn = 0;
+			for (const next of this.turnLine.splice(0, BEGINS_PER_TURN)) {
+				this.beginInTurn();
+				next();
+			}
+		});
 	}
 
 	/** One more answer of the round; once all are in, the next round may start, and a full round without a rate refusal ends the opening. */
