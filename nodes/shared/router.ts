@@ -84,7 +84,12 @@ export async function router(this: IExecuteFunctions, resources: Record<string, 
 	// the run it repeats delivered, or may have delivered, is returned as it was, not sent again.
 	const delivered = deliveredItems(this);
 	try {
-		const prepared = await prepareItems.call(this, run, operation, results);
+		// A cancel while the items are checked (50,000 take a minute): nothing was sent, and it is
+		// reported below as a cancel while sending is, every item "not sent", in n8n's log too.
+		const prepared = await prepareItems.call(this, run, operation, results).catch((error: unknown) => {
+			if (isCancellation(run.signal.reason)) return [];
+			throw error;
+		});
 
 		const inputOf = (itemIndex: number) => items[itemIndex]?.json;
 		prepared.forEach((item, itemIndex) => {

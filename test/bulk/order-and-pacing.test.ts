@@ -15,6 +15,7 @@ import {
 	sendRequests,
 	textOf,
 } from './support';
+import { recordWarnings } from '../harness';
 import { now } from '../emulator/state';
 import { useEmulator } from '../emulator/use';
 
@@ -136,7 +137,7 @@ describe('one recipient, several messages', () => {
 });
 
 describe('50,000 items', () => {
-	it('Stop takes effect within 1 s while the items are checked, and a timer beside the run fires on time', async () => {
+	it('Stop takes effect within 1 s while the items are checked, n8n\'s log says none was sent, and a timer beside the run fires on time', async () => {
 		const cancel = new AbortController();
 		const lateness: number[] = [];
 		/** How late each firing was because this process kept its event loop busy: at most the CPU it used meanwhile, beyond the 100 ms it waits. */
@@ -163,6 +164,8 @@ describe('50,000 items', () => {
 			cancelledAt = performance.now();
 			cancel.abort();
 		}, 2_500);
+		// A server saves a cancelled execution at once: its log says what went (here, nothing).
+		const warnings = await recordWarnings();
 		try {
 			const run = await runOn(emulator, {
 				parameters: directSendParameters(),
@@ -173,7 +176,10 @@ describe('50,000 items', () => {
 			expect(cancelledAt).toBeGreaterThan(0);
 			expect(run.error?.message ?? run.run.status).toMatch(/cancel/i);
 			expect(endedAt - cancelledAt).toBeLessThan(1_000);
+			expect(sendRequests(emulator)).toEqual([]);
+			expect(warnings.lines.filter((line) => line.includes('the execution was cancelled'))).toEqual([expect.stringMatching(/: the execution was cancelled\. Not sent: items 0-49999\.$/)]);
 		} finally {
+			warnings.stop();
 			clearInterval(beside);
 			clearTimeout(stopper);
 		}
