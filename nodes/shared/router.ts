@@ -120,8 +120,11 @@ export async function router(this: IExecuteFunctions, resources: Record<string, 
 				prepared[itemIndex] = undefined;
 			},
 		);
-		// Items the run never started (it stopped, or was cancelled): not sent.
-		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) results[itemIndex] ??= { ok: false, error: new RunStoppedError() };
+		// Items the run never started (it stopped, or was cancelled): not sent. One error serves them
+		// all, read and never changed: 50,000 of their own (each takes its stack) held a Stop for a
+		// quarter of a second.
+		const notStarted: ItemResult = { ok: false, error: new RunStoppedError() };
+		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) results[itemIndex] ??= notStarted;
 		if (isCancellation(run.signal.reason)) {
 			const cancelled = withRunSummary(this, run.signal.reason as Error, results);
 			// A server saves a cancelled execution when the cancel comes, without waiting for this error
