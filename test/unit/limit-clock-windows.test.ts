@@ -126,9 +126,9 @@ describe('a first run at any moment of the window, the requests of a batch reach
  * late, the learned limit has let a whole round go, each as an answer left the 3 s window, and by
  * the time the first refusal is read nothing accepted is left in that window: the pause counted
  * from the refusal, probed at a quarter second, taught nothing, and the later run was refused
- * again (4 or 5 times here, 14 times in the engine test that failed). (What stays: a first pause whose oldest answer was read late starts the next
- * window's round late, and the correction is learned from there, 10 per 4 s: the later run meets
- * a refusal or a few before it is whole.)
+ * again (4 or 5 times here, 14 times in the engine test that failed). (What stays: a first pause
+ * whose oldest answer was read late starts the next window's round late, and the correction is
+ * learned from there, 10 per 4 s: the later run meets a refusal or a few before it is whole.)
  */
 describe('a clock window first seen in part, answers read late', () => {
 	it.each([
