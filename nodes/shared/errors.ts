@@ -316,6 +316,12 @@ const withoutNoneFailed = (said: string) => said.replace(NONE_FAILED, ' ');
 const NAMED_CONDITIONS: ReadonlySet<string> = new Set(['numberLimit', 'uniqueNumbers', 'rateLimit', 'subscription', 'fileType', 'notOnPlatform', 'authentication']);
 const namesFailure = (said: string) => FAILURE_WORDS.test(withoutNoneFailed(said));
 
+/** Says what `word` names (that the message went, that a record was deleted), and nothing against it. */
+export const plainlySays = (word: RegExp, message: string) => {
+	const said = straight(message);
+	return word.test(said) && !AGAINST.test(said) && !namesFailure(said) && !NOT_DONE_WORDS.test(said);
+};
+
 /** Says the message went, and nothing against it. */
 const plainlySent = (message: string) => {
 	const said = straight(message);

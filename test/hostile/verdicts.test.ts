@@ -632,7 +632,7 @@ describe('an answer in the charset it declares is read in that charset (outside 
 });
 
 describe("a delete answered with a status's own words in place of no body", () => {
-	it.each(['OK', 'No Content', 'deleted'])('200 text/plain %j: deleted (Express answers res.sendStatus(200) with "OK"; outside review: a failure)', async (words) => {
+	it.each(['OK', 'No Content', 'deleted', 'Deleted successfully', 'Plant 7 removed.'])('200 text/plain %j: deleted (Express answers res.sendStatus(200) with "OK"; outside review: a failure)', async (words) => {
 		const { url, seen } = await serve((_req, res) => {
 			res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
 			res.end(words);
@@ -642,10 +642,10 @@ describe("a delete answered with a status's own words in place of no body", () =
 		expect(result.items[0].json).toEqual({ deleted: true, id: 7 });
 	});
 
-	it('200 text/plain "Plant not found": not taken as deleted', async () => {
+	it.each(['Plant not found', 'Plant not deleted', 'Deletion failed', "Couldn't delete: plant is locked", 'Delete refused'])('200 text/plain %j: not taken as deleted', async (words) => {
 		const { url } = await serve((_req, res) => {
 			res.writeHead(200, { 'content-type': 'text/plain' });
-			res.end('Plant not found');
+			res.end(words);
 		});
 		const result = await run(url, 'plantDelete');
 		expect(result.items[0].json).not.toHaveProperty('deleted');
