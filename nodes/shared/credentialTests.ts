@@ -86,6 +86,9 @@ async function probe(this: ICredentialTestFunctions, { method, url, headers, api
 	}
 	if (kind === 'authentication') return { status: 'Error', message: `The key was refused (HTTP ${statusCode})${because}` };
 	const endpoint = url.split('?')[0];
+	// An empty body to the template send refused as naming no template the service has ("Template
+	// not found"; spec 4.2 does not show that error's status): it read the key, then looked for one.
+	if (statusCode === 404 && bodyRefusalMeansKeyAccepted && api === 'templateSend' && reason !== undefined && /\btemplate\b/i.test(reason)) return { status: 'OK', message: 'Key accepted' };
 	// A 404 in the service's own words is its reason (spec 4.3, 4.4: the statuses of their errors are not shown).
 	if (statusCode === 404) return { status: 'Error', message: reason ? `${endpoint} answered HTTP 404: ${reason}; check the URL` : `Nothing answers at ${endpoint}; check the URL` };
 	// Not a refusal of the empty body: nothing at this URL takes the request (a website's page, a path

@@ -87,6 +87,17 @@ describe('the credential Test button', () => {
 		expect(await keyTest('messagingBearerApi', bare)).toEqual({ status: 'Error', message: `Nothing answers at ${bare}/get_templates; check the URL` });
 	});
 
+	it('Bearer: the template send answering the empty body 404 "Template not found" read the key (spec 4.2 shows no status); a 404 in other words still names the URL', async () => {
+		const { url, seen } = await serve((req, res) => {
+			if (req.url?.endsWith('/send_template_message_by_api')) return json(res, 404, { error: { code: 'TEMPLATE_NOT_FOUND', message: 'Template not found' } });
+			json(res, 404, { error: { code: 'NOT_FOUND', message: 'Route not found' } });
+		});
+		const test = async (data: Record<string, string>) => await callCredentialTest({ credentialType: 'messagingBearerApi', data: { accessToken: KEY, ...data } });
+		expect(await test({ templateSendBaseUrl: url })).toEqual({ status: 'OK', message: 'Key accepted' });
+		expect(seen.map((request) => `${request.method} ${request.path} ${request.body}`)).toEqual(['POST /send_template_message_by_api {}']);
+		expect(await test({ sendBaseUrl: url })).toEqual({ status: 'Error', message: `${url}/send answered HTTP 404: Route not found; check the URL` });
+	});
+
 	it('a server that takes the request and never answers: "No answer within 15 s", not "Could not reach"', async () => {
 		let requests = 0;
 		const { url } = await serve(() => {
