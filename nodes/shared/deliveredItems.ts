@@ -51,6 +51,8 @@ const RECALLED = 'This is what became of the item in the run this one retries: i
 
 const KEEP_MS = 24 * 3_600_000;
 const MAX_KEPT = 20;
+/** How long a retry finds what a run sent, in a user's words (a failed run's summary says it). */
+export const REMEMBERED_FOR = `the node remembers its last ${MAX_KEPT} failed runs for ${KEEP_MS / 3_600_000} hours`;
 /** Failed node runs, oldest first, by `executionId \0 node \0 runIndex`. */
 const kept = new Map<string, Memory>();
 

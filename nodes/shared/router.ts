@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
-import { deliveredItems } from './deliveredItems';
+import { deliveredItems, REMEMBERED_FOR } from './deliveredItems';
 import { checkTarget, isCancellation, RunStoppedError, sendAll, startRun } from './transport';
 import type { Run, ServiceApi, ServiceRequest } from './transport';
 
@@ -283,7 +283,7 @@ function withRunSummary(context: IExecuteFunctions, error: Error, results: ItemR
 		notSent.length > 0 ? `Not sent: ${items(notSent)}.` : '',
 		// Said beside n8n's Retry button: the memory that keeps a retry from sending them again is
 		// this process's (an outside review's retry went to the other queue-mode worker: 8 sent twice).
-		sent.length + mayHaveGone.length > 0 ? 'A Retry in this n8n process does not send those again; on another queue-mode worker, or after a restart, it does.' : '',
+		sent.length + mayHaveGone.length > 0 ? `A Retry in this n8n process does not send those again (${REMEMBERED_FOR}); on another queue-mode worker, or after a restart, it does.` : '',
 	]
 		.filter((part) => part !== '')
 		.join(' ');

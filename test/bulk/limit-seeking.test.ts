@@ -252,7 +252,7 @@ describe('a limit that cannot be waited out', () => {
 		expect(description).toMatch(/Max Wait to 3600/);
 		expect(description).toMatch(/Sent before the run stopped: items 0-9\./);
 		// Beside n8n's Retry button: where a retry would send those again (outside review, queue mode).
-		expect(description).toMatch(/A Retry in this n8n process does not send those again; on another queue-mode worker, or after a restart, it does\./);
+		expect(description).toMatch(/A Retry in this n8n process does not send those again \(the node remembers its last 20 failed runs for 24 hours\); on another queue-mode worker, or after a restart, it does\./);
 		// The item that gave up carries the error, and is listed as not sent with every other item past
 		// the limit: its message says the limit did not reopen, not that it went unsent, and a re-run
 		// of the items listed as not sent left it out.
