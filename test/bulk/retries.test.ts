@@ -134,6 +134,13 @@ describe('429: the whole run waits for Retry-After', () => {
 		expect(sendRequests(emulator)).toHaveLength(1);
 	});
 
+	it("Max Wait 0 against the spec's reason (no Retry-After): the first refusal ends the wait, with no probe sent at once to be refused again", async () => {
+		emulator.setFaults({ rateLimit: { limit: 0, windowMs: 60_000, answer: 'reason' } });
+		const run = await runOn(emulator, { parameters: directSendParameters({ maxWaitSeconds: 0 }), items: bulkItems(3), continueOnFail: true });
+		for (const item of run.items) expect(errorText(item)).toMatch(/rate limit/i);
+		expect(sendRequests(emulator)).toHaveLength(1);
+	});
+
 	it('Max Wait without Continue On Fail: the run fails with the rate-limit reason', async () => {
 		emulator.setFaults({ rateLimit: { limit: 0, windowMs: 60_000, retryAfterSeconds: 30 } });
 		const run = await runOn(emulator, { parameters: directSendParameters({ maxWaitSeconds: 2 }), items: bulkItems(3) });

@@ -88,7 +88,7 @@ export const requestOptionsDescription: INodeProperties = {
 			type: 'number',
 			default: 60,
 			typeOptions: { minValue: 0, maxValue: MAX_WAIT_SECONDS },
-			description: `Longest the node waits for the account's rate limit to reopen after the service refuses for rate (at most ${MAX_WAIT_SECONDS}). A per-minute limit needs 60; an hourly one stops the run unless this is 3600.`,
+			description: `Longest the node waits for the account's rate limit to reopen after the service refuses for rate (at most ${MAX_WAIT_SECONDS}). A per-minute limit needs 60; an hourly one stops the run unless this is 3600; 0 gives up at the first refusal.`,
 		},
 		{
 			displayName: 'Retry Sends After Server Errors',

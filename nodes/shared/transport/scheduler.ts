@@ -99,10 +99,11 @@ import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
  *       smaller count. (Counted without them, each pause taught less: 3 a minute for 10.)
  * 6. A pause longer than a run's Max Wait (counted from the pause, or from the last refusal of the
  *    requests under way with its first, rule 5g; or from the run's start when it started later)
- *    fails that run's waiting requests with LimitNotReopenedError (a last probe goes at Max Wait; a
- *    probe already under way then, another run's or one that hangs, is waited for a second more, or
- *    two of the fastest round trips when that is longer), and so does a Retry-After reaching
- *    further than Max Wait; an aborted run signal takes its waiters out at once.
+ *    fails that run's waiting requests with LimitNotReopenedError (a last probe goes at Max Wait,
+ *    unless that is 0, which asks for no wait; a probe already under way then, another run's or one
+ *    that hangs, is waited for a second more, or two of the fastest round trips when that is
+ *    longer), and so does a Retry-After reaching further than Max Wait; an aborted run signal takes
+ *    its waiters out at once.
  * 7. A pause lasts only while something waits on it: once no request is in line and no probe
  *    is under way (the runs stopped, were cancelled, gave up at Max Wait, or their last items
  *    failed), it ends. What it knew belongs to its probe schedule, and a pause nobody probes goes
@@ -760,6 +761,8 @@ export class Account {
 			// joined a pause 4 s in gave up with the first ones, 1.6 s into their own 5 s).
 			// Counted from the last refusal of the requests under way with the first (rule 5g: a window that
 			// counts them holds them until they leave it, and the probe at Max Wait must find it without).
+			// Max Wait 0 asks for no wait at all: a last probe at once would only be refused again.
+			if (limits.maxWaitMs === 0) return this.notReopened(now, 0);
 			const deadline = Math.max(pause.underWayRefused ?? pause.since, lane.since) + limits.maxWaitMs;
 			const answerBy = deadline + Math.max(LAST_PROBE_ANSWER_MS, this.roundTrips(2));
 			if (this.lastProbeAt >= deadline && pause.probing === 0) return this.notReopened(now, limits.maxWaitMs);
