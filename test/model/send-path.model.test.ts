@@ -265,7 +265,7 @@ const executionArb: fc.Arbitrary<Execution> = fc.record(
 		recipients: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 6 }),
 		maxConcurrent: fc.constantFrom(undefined, 1, 2, 4),
 		continueOnFail: fc.boolean(),
-		maxWaitSeconds: fc.constantFrom(1, 60),
+		maxWaitSeconds: fc.constantFrom(0, 1, 60),
 		cancelAtMs: fc.option(fc.integer({ min: 0, max: 3_000 }), { nil: undefined }),
 	},
 	{ requiredKeys: ['items', 'recipients', 'continueOnFail', 'maxWaitSeconds'] },
