@@ -317,15 +317,18 @@ const NAMED_CONDITIONS: ReadonlySet<string> = new Set(['numberLimit', 'uniqueNum
 const namesFailure = (said: string) => FAILURE_WORDS.test(withoutNoneFailed(said));
 
 /** Says what `word` names (that the message went, that a record was deleted), and nothing against it. */
-export const plainlySays = (word: RegExp, message: string) => {
+const plainlySays = (word: RegExp, message: string) => {
 	const said = straight(message);
-	return word.test(said) && !AGAINST.test(said) && !namesFailure(said) && !NOT_DONE_WORDS.test(said);
+	return word.test(said) && !AGAINST.test(said);
 };
 
 /** Says the message went, and nothing against it. */
-const plainlySent = (message: string) => {
+const plainlySent = (message: string) => plainlySays(HAS_SENT_WORD, message);
+
+/** A confirmation in words: says what `word` names, nothing against it, and no failure nor anything left undone ("Plant not found", "Service unavailable"). */
+export const confirmsInWords = (word: RegExp, message: string) => {
 	const said = straight(message);
-	return HAS_SENT_WORD.test(said) && !AGAINST.test(said);
+	return plainlySays(word, said) && !namesFailure(said) && !NOT_DONE_WORDS.test(said);
 };
 
 /** Says somewhere that the message went, in words no denial stands right before. */

@@ -1,7 +1,7 @@
 import { updateDisplayOptions } from 'n8n-workflow';
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { plainlySays } from '../../../shared/errors';
+import { confirmsInWords } from '../../../shared/errors';
 import type { PreparedItem } from '../../../shared/router';
 import { ItemInput } from '../../../shared/validation';
 import { plantIdField } from './fields';
@@ -23,7 +23,7 @@ const NO_BODY_WORDS = /^\s*(?:|ok|accepted|no content|deleted|success|done)\s*$/
 /** A word a short confirmation says it with ("Deleted successfully", "Plant 7 removed"). */
 const DELETED_WORD = /\b(?:deleted|removed|success(?:ful(?:ly)?)?)\b/i;
 /** Plain words, not a page: a status's own words, or a short confirmation that names no failure ("Plant not found" is one). */
-const saysDeleted = (answer: string) => NO_BODY_WORDS.test(answer) || (answer.length <= 200 && !answer.includes('<') && plainlySays(DELETED_WORD, answer));
+const saysDeleted = (answer: string) => NO_BODY_WORDS.test(answer) || (answer.length <= 200 && !answer.includes('<') && confirmsInWords(DELETED_WORD, answer));
 
 export function prepare(this: IExecuteFunctions, itemIndex: number): PreparedItem {
 	const id = new ItemInput(this, itemIndex).integer('plantId', 'Plant ID', { min: 0 });
