@@ -212,54 +212,6 @@ describe('order, fairness and stops', () => {
 		expect(account.state.inFlight).toBe(0);
 	});
 
-	it("requests held by time (a Retry-After's end) go out together, in one turn; requests let go by answers still go two per turn", async () => {
-		// A turn ends when the test says so; every other wait is a timer of the fake clock.
-		const turnEnds: Array<() => void> = [];
-		const sleep = async (ms: number, signal: AbortSignal) =>
-			ms === 0
-				? await new Promise<void>((resolve) => turnEnds.push(resolve))
-				: await new Promise<void>((resolve, reject) => {
-						const timer = setTimeout(resolve, ms);
-						signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-					});
-		const account = new Account({ now: () => Date.now(), sleep });
-		const run = lane({ maxConcurrent: 8 });
-		const tickets: Ticket[] = [];
-		const begunBeforeTurnEnds: number[] = [];
-		const waiting = Array.from({ length: 16 }, () =>
-			account.acquire(run).then(async (ticket) => {
-				const index = tickets.push(ticket) - 1;
-				await ticket.begin();
-				if (turnEnds.length <= 1) begunBeforeTurnEnds.push(index);
-			}),
-		);
-		await vi.advanceTimersByTimeAsync(0);
-		// Let go at once by free places: two in this turn, the other six wait for the next three.
-		expect(tickets).toHaveLength(8);
-		expect(begunBeforeTurnEnds).toEqual([0, 1]);
-		while (turnEnds.length > 0) {
-			turnEnds.shift()!();
-			await vi.advanceTimersByTimeAsync(0);
-		}
-		// The service takes 5 and refuses 3, naming a second: at its end the five it took go at once.
-		for (const ticket of tickets.slice(0, 5)) ticket.finish({ type: 'answered' });
-		for (const ticket of tickets.slice(5, 8)) ticket.finish({ type: 'refused', retryAfterMs: 1_000 });
-		begunBeforeTurnEnds.length = 0;
-		await vi.advanceTimersByTimeAsync(1_000);
-		expect(tickets).toHaveLength(13);
-		// All five went out before any turn ended (before: two, then two and one in the next turns).
-		expect(begunBeforeTurnEnds).toEqual([8, 9, 10, 11, 12]);
-		expect(turnEnds).toHaveLength(0);
-		for (const ticket of tickets.slice(8)) ticket.finish({ type: 'answered' });
-		for (let finished = 13; finished < 16; ) {
-			await vi.advanceTimersToNextTimerAsync();
-			turnEnds.splice(0).forEach((end) => end());
-			for (; finished < tickets.length; finished++) tickets[finished].finish({ type: 'answered' });
-		}
-		await Promise.all(waiting);
-		expect(account.state).toMatchObject({ inFlight: 0, queued: 0 });
-	});
-
 	it.each([
 		[110, 0.9],
 		[200, 0.5],

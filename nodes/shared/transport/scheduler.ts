@@ -14,8 +14,8 @@ import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
  * 1. A place is taken only for one attempt: `acquire` gives a Ticket, and the caller finishes
  *    it exactly once with what the answer meant (a `finally` does). Nothing is held across a
  *    backoff or a pause, so no path can leave a place taken. The request goes out once the
- *    Ticket's `begin` lets it, two per turn of the event loop (BEGINS_PER_TURN; those held by
- *    time, at once); a run stopped meanwhile finishes it unsent.
+ *    Ticket's `begin` lets it, two per turn of the event loop (BEGINS_PER_TURN); a run stopped
+ *    meanwhile finishes it unsent.
  * 2. The run with the fewest requests under way goes first (a one-item webhook execution is not
  *    queued behind a bulk run, nor behind the bulk run's refused sends while a limit is being
  *    found); then a request tried again, at the place in line of its first try (refused sends
@@ -337,10 +337,7 @@ const NEVER = new AbortController().signal;
  * 20 ms). Two at a time, the loop reading the answers that came meanwhile before the next two, go
  * out as they are ready and the answers spread out: 2,000 sends at 20 ms went 1.14x as fast
  * (median of 12 interleaved pairs; an earlier form in the pump, 1.12-1.20x in 20 pairs, and with
- * 3 at a time 1.10x, 4 1.14x, one at a time 0.99x). Requests held by time (a Retry-After's end, a
- * window reopening, the user's spacing) go at once, unless others are still in line for a turn:
- * a limit sets their pace, not n8n's CPU, and each turn would only make the window's worth later
- * (after a Retry-After, the 20 the service had taken went out over 16 ms).
+ * 3 at a time 1.10x, 4 1.14x, one at a time 0.99x).
  */
 const BEGINS_PER_TURN = 2;
 
@@ -661,8 +658,6 @@ export class Account {
 	}
 
 	private async pump(): Promise<void> {
-		// Whether the pump was last woken by its timer: what it lets go now was held by time (see BEGINS_PER_TURN).
-		let dueByTime = false;
 		try {
 			for (;;) {
 				this.endPauseIfDeserted();
@@ -689,7 +684,7 @@ export class Account {
 					// Due within this millisecond: now (timers have no finer grain; every window keeps a margin of 5 ms or more).
 					if (at < now + 1) {
 						this.queue.splice(this.queue.indexOf(waiter), 1);
-						waiter.grant(this.start(waiter, now, dueByTime));
+						waiter.grant(this.start(waiter, now));
 						granted = true;
 						break;
 					}
@@ -700,10 +695,7 @@ export class Account {
 				this.wake = new AbortController();
 				// Whole milliseconds (a fractional wait would wake in the same millisecond and spin), at
 				// most an hour (a longer timer overflows Node's setTimeout and fires at once).
-				dueByTime = await this.clock.sleep(Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(soonest - now))), this.wake.signal).then(
-					() => true,
-					() => false,
-				);
+				await this.clock.sleep(Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(soonest - now))), this.wake.signal).catch(() => undefined);
 				this.wake = undefined;
 			}
 		} finally {
@@ -849,7 +841,7 @@ export class Account {
 		return answers.nthAfter(horizon, leaving) as number;
 	}
 
-	private start({ lane, place }: Waiter, now: number, dueByTime: boolean): Ticket {
+	private start({ lane, place }: Waiter, now: number): Ticket {
 		const own = this.countsOf(lane);
 		const seq = ++this.starts;
 		// Started in a pause: a probe of that pause.
@@ -878,7 +870,7 @@ export class Account {
 		const ticket: Ticket = {
 			place,
 			begin: async () => {
-				await this.takeTurn(dueByTime);
+				await this.takeTurn();
 				// Stopped while it waited for its turn: it never went.
 				if (lane.signal.aborted) {
 					ticket.finish({ type: 'abandoned' });
@@ -903,12 +895,8 @@ export class Account {
 		return ticket;
 	}
 
-	/**
-	 * Returns once the caller may go out in this turn of the event loop (BEGINS_PER_TURN), in the
-	 * order they asked; at once, with nobody before it in line, when it was held by time.
-	 */
-	private async takeTurn(dueByTime: boolean): Promise<void> {
-		if (this.turnLine.length === 0 && dueByTime) return;
+	/** Returns once the caller may go out in this turn of the event loop (BEGINS_PER_TURN), in the order they asked. */
+	private async takeTurn(): Promise<void> {
 		if (this.begunInTurn < BEGINS_PER_TURN && this.turnLine.length === 0) return this.beginInTurn();
 		// Each is woken once, in its turn. (All waiting on the turn's end, each went back in line at
 		// every turn: about 80 wake-ups per request in a run of 2,000 at 20 ms.)
