@@ -68,6 +68,15 @@ async function withOpeningRoundOut(n: number) {
 	return { account, run, tickets, waiting };
 }
 
+/** Latencies from `lowMs` to `highMs`, drawn by a seeded generator (the same every run). */
+function randomLatencies(lowMs: number, highMs: number): (n: number) => number {
+	let seed = 7;
+	return () => {
+		seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+		return lowMs + Math.floor((seed / 2_147_483_648) * (highMs - lowMs));
+	};
+}
+
 beforeEach(() => vi.useFakeTimers({ now: 1_000_000 }));
 afterEach(() => vi.useRealTimers());
 
@@ -179,6 +188,59 @@ describe('order, fairness and stops', () => {
 		expect(account.state.autoConcurrency).toBe(Math.floor(before * 0.9));
 		await answerUntil(tickets, 36, 100);
 		await Promise.all(waiting);
+	});
+
+	it.each([
+		['one in 25 refused in 20 ms (a recipient with no account), the rest answered in 300 ms', (n: number) => (n % 25 === 24 ? 20 : 300)],
+		['answers anywhere from 50 to 850 ms, at random', randomLatencies(50, 850)],
+	])('answers that vary are not congestion: %s; Auto stays near its opening round or above', async (_case, latencyOf) => {
+		const account = new Account();
+		const run = lane();
+		let lowest = Infinity;
+		let sent = 0;
+		const started = Date.now();
+		const all = Promise.all(
+			Array.from({ length: 300 }, async () => {
+				const ticket = await account.acquire(run);
+				await ticket.begin();
+				const latency = latencyOf(sent++);
+				await new Promise((resolve) => setTimeout(resolve, latency));
+				ticket.finish({ type: 'answered' });
+				if (sent > 1 + AUTO_CONCURRENCY.opened) lowest = Math.min(lowest, account.state.autoConcurrency);
+			}),
+		);
+		await vi.runAllTimersAsync();
+		await all;
+		// Before: judged against the fastest answer, every round trip looked like congestion and cut
+		// Auto down to 1: 300 sends took 57 s, and 80 s in 50-850 ms.
+		expect(lowest).toBeGreaterThanOrEqual(AUTO_CONCURRENCY.opened * 0.75);
+		// 24 at once and more: fewer than fifteen round trips.
+		expect(Date.now() - started).toBeLessThan(6_000);
+	});
+
+	it('a service that queues what it cannot work on yet (one worker, 200 ms a send) is congested: Auto backs off, and no answer takes a third of the Timeout', async () => {
+		const account = new Account();
+		const run = lane();
+		let working = Promise.resolve();
+		let slowest = 0;
+		const all = Promise.all(
+			Array.from({ length: 300 }, async () => {
+				const ticket = await account.acquire(run);
+				await ticket.begin();
+				const started = Date.now();
+				const done = working.then(async () => await new Promise<void>((resolve) => setTimeout(resolve, 200)));
+				working = done;
+				await done;
+				slowest = Math.max(slowest, Date.now() - started);
+				ticket.finish({ type: 'answered' });
+			}),
+		);
+		await vi.runAllTimersAsync();
+		await all;
+		// The opening round of 32 waits 6.4 s for its last answer; then Auto comes down. (Judged
+		// against a long average that rose with the queue, Auto grew to 160 and answers took 32 s.)
+		expect(slowest).toBeLessThan(10_000);
+		expect(account.state.autoConcurrency).toBeLessThan(AUTO_CONCURRENCY.opened);
 	});
 
 	it('requests let go together go out two per turn of the event loop, in the order they asked; one whose run stopped meanwhile never goes, and the rest go on', async () => {

@@ -27,9 +27,10 @@ import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
  *    then rounds of 32, each starting once the last is answered or a second after its first
  *    answer, until a whole round of 32 comes back with no rate refusal and nothing abandoned;
  *    from then on +1 per answer while at least half the limit is in use and latency holds; x0.9
- *    for each request that fails; and when latency rises well above its floor, by as much as it
- *    rose (x0.5 to x0.9), once per round trip (only the answer to a request started after the
- *    last cut cuts again). A rate refusal is not congestion: rule 5 paces it.
+ *    for each request that fails; and when latency rises well above its floor (the lowest its
+ *    short average fell to), by as much as it rose (x0.5 to x0.9), once per round trip (only the
+ *    answer to a request started after the last cut cuts again). A rate refusal is not
+ *    congestion: rule 5 paces it.
  * 4. The user's per-second/per-minute limits: starts spaced evenly from the run's start and
  *    never more than the limit in any window (a request counts from its start until a window
  *    after its answer).
@@ -524,7 +525,13 @@ export class Account {
 	 */
 	private opening = true;
 	private round: Round = newRound(0);
-	/** Latency floor (ms) and a short average, for Auto. */
+	/**
+	 * Latency (ms) for Auto: a short average of the round trips, and the lowest it fell to. Not the
+	 * fastest single answer: answers vary (a recipient refused in 20 ms beside sends answered in
+	 * 300 ms, a service answering anywhere in 50-850 ms), and measured from the fastest one, every
+	 * round trip looked like congestion (an outside review's 200 sends took 40 s at Auto, 2.4 s at
+	 * 32 at once). A service that queues still raises the average itself, and is still cut.
+	 */
 	private latencyFloor = Infinity;
 	private latencyRecent = 0;
 	private latencySamples = 0;
@@ -1426,9 +1433,9 @@ export class Account {
 	private adaptConcurrency(startedAt: number, end: number): void {
 		const latencyMs = end - startedAt;
 		this.latencySamples++;
-		this.latencyFloor = Math.min(this.latencyFloor, latencyMs);
 		this.fastestRoundTrip = Math.min(this.fastestRoundTrip, latencyMs);
 		this.latencyRecent = this.latencySamples === 1 ? latencyMs : this.latencyRecent * 0.8 + latencyMs * 0.2;
+		this.latencyFloor = Math.min(this.latencyFloor, this.latencyRecent);
 		// The floor forgets slowly, so that a slower service is not taken for congestion for ever.
 		if (this.latencySamples % 256 === 0) this.latencyFloor = this.latencyRecent;
 		if (this.resumeConcurrency !== undefined) {
