@@ -51,6 +51,19 @@ describe('a limit that counts refused requests, with the defaults', () => {
 		expect(account.state.learned).toMatchObject({ count, windowMs });
 	});
 
+	it('a creep refused goes back to the count learned: later runs of 4 a minute are not refused in every window', async () => {
+		const account = new Account();
+		const svc = sim([{ kind: 'every', count: 4, windowMs: 60_000 }]);
+		// Ten windows' worth accepted at 4: the limit creeps to 5, and the fifth in a window is refused.
+		await run(account, svc, 60);
+		const later = await run(account, svc, 60);
+		// Before: the count stayed at 5 after that refusal, and every window went one over: 40
+		// refused, 1,202 s where 15 windows take 900 s.
+		expect(later.refused).toBeLessThanOrEqual(3);
+		expect(later.took).toBeLessThanOrEqual(15 * 60_000 + 1_000);
+		expect(account.state.learned).toMatchObject({ count: 4, windowMs: 60_000 });
+	});
+
 	it.each(cases)('the same limit counting only what it accepts ($count per $windowMs ms): refused requests are not taken to count', async ({ count, windowMs, maxWaitMs }) => {
 		const account = new Account();
 		const svc = sim([{ kind: 'sliding', count, windowMs }]);

@@ -97,7 +97,8 @@ import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
  *       but the node's own requests refused for rate with them fill it, shows that the service
  *       counts those too: from then on the learned limits count them in admission, a pause
  *       probes once enough of them have left the window, and a refusal they explain teaches no
- *       smaller count. (Counted without them, each pause taught less: 3 a minute for 10.)
+ *       smaller count, only takes back the creep (5e). (Counted without them, each pause taught
+ *       less: 3 a minute for 10.)
  * 6. A pause longer than a run's Max Wait (counted from the pause, or from the last refusal of the
  *    requests under way with its first, rule 5g; or from the run's start when it started later)
  *    fails that run's waiting requests with LimitNotReopenedError (a last probe goes at Max Wait,
@@ -1228,8 +1229,12 @@ export class Account {
 	private learnFrom(pause: Pause, probeStart: number): void {
 		const learnedBefore = this.learned;
 		// Rule 5h: the learned limit explains the refusal with the refused requests counted. Counted
-		// without them, each pause taught a smaller count: 3 a minute for 10.
-		if (this.refusalsCount && learnedBefore && this.countedBefore(pause.since, learnedBefore.windowMs) >= learnedBefore.base) return;
+		// without them, each pause taught a smaller count: 3 a minute for 10. What it crept past its
+		// base is what was refused (rule 5e); kept, every window went one over, refused for good.
+		if (this.refusalsCount && learnedBefore && this.countedBefore(pause.since, learnedBefore.windowMs) >= learnedBefore.base) {
+			learnedBefore.count = learnedBefore.base;
+			return;
+		}
 		const windowMs = learnedWindow(probeStart - pause.oldest, pause.since - pause.oldest);
 		// Under a learned limit, a refused request none started with it got past, and a window found
 		// longer than learned: the window had not reopened yet (a counter reset each clock minute
