@@ -140,8 +140,11 @@ export function deliveredItems(context: IExecuteFunctions): DeliveredItems {
 	const index = (context as unknown as { runIndex?: unknown }).runIndex;
 	const runIndex = typeof index === 'number' ? String(index) : '';
 	const key = memoryKey(context.getExecutionId(), node, runIndex);
-	// What the repeated run kept goes on with this one: a retry of a retry still knows it.
-	const items = new Map(repeated(context, key, node, runIndex)?.items ?? []);
+	// What the repeated run kept goes on with this one (a retry of a retry still knows it), and what
+	// this one sends is added to it: n8n still offers Retry on a failed execution whose retry failed
+	// too, and a second retry of it sent again what the first had delivered (an outside review).
+	const repeatedRun = repeated(context, key, node, runIndex);
+	const items = repeatedRun?.items ?? new Map<number, Entry>();
 	return {
 		recall: (itemIndex, input) => {
 			const entry = items.get(itemIndex);
@@ -157,9 +160,13 @@ export function deliveredItems(context: IExecuteFunctions): DeliveredItems {
 			items.set(itemIndex, { input: { given: input }, outcome, description });
 		},
 		settle: (everyItemSent) => {
+			// Retry On Fail repeats this very execution's memory, which is replaced here.
+			const keptElsewhere = repeatedRun !== undefined && repeatedRun !== kept.get(key);
 			kept.delete(key);
-			if (everyItemSent || items.size === 0) return;
-			for (const entry of items.values()) entry.input = keyOf(entry);
+			const keep = !everyItemSent && items.size > 0;
+			// Kept as inputKeys, not as the inputs: also in the memory of an execution this one retries.
+			if (keep || keptElsewhere) for (const entry of items.values()) entry.input = keyOf(entry);
+			if (!keep) return;
 			const inputs = retryOf(context) === 'unknown' ? inputsOf(context) : undefined;
 			kept.set(key, { storedAt: Date.now(), workflowId: context.getWorkflow().id ?? '', node, runIndex, items, inputs });
 			for (const oldest of kept.keys()) {

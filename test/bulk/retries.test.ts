@@ -539,6 +539,21 @@ describe("the Retry button of a failed execution (n8n runs a new execution from 
 		expect(emulator.deliveries.map((delivery) => delivery.recipient)).toEqual([0, 1, 2].map(phoneOf));
 	});
 
+	it('a second Retry of the failed execution does not send again what the first Retry delivered (n8n still offers it when that one failed too)', async () => {
+		// The run: items 0 and 1 delivered, item 2 refused. Its first Retry: item 2 delivered, item 3 refused.
+		emulator.setFaults({ script: ['ok', 'ok', 'success-false', 'ok', 'success-false'] });
+		const items = bulkItems(4);
+		const failed = await run(items);
+		const firstRetry = await run(items, failed.run.executionId);
+		expect(firstRetry.error?.message).toMatch(/\[item 3\]/);
+		const secondRetry = await run(items, failed.run.executionId);
+		expect(secondRetry.error).toBeUndefined();
+		// Before: item 2 went again.
+		expect(emulator.duplicates()).toEqual([]);
+		expect(sendRequests(emulator).map(phoneOfRequest)).toEqual([0, 1, 2, 2, 3, 3].map(phoneOf));
+		expect(secondRetry.items.map((item) => item.json.success)).toEqual([true, true, true, true]);
+	});
+
 	it('a new execution with the same input (not a retry) sends everything, and so does an n8n 1.x retry whose inputs differ', async () => {
 		emulator.setFaults({ script: ['ok', 'success-false'] });
 		const items = bulkItems(2);
