@@ -1043,6 +1043,35 @@ describe('an account limit found from refusals', () => {
 		(await probeAgain).finish({ type: 'answered' });
 	});
 
+	it("a request under way before a pause nobody waited out (another run's, one that hangs) does not hold the next run's one request", async () => {
+		const account = new Account();
+		(await account.acquire(lane())).finish({ type: 'answered' });
+		const hanging = await account.acquire(lane());
+		const stop = new AbortController();
+		const stopping = lane({}, { signal: stop.signal });
+		const refused = await account.acquire(stopping);
+		refused.finish({ type: 'refused' });
+		// Its run stops while its refused request waits to go again as the probe: nobody waits on the pause.
+		const probe = account.acquire(stopping, { place: refused.place }).catch(() => 'stopped');
+		stop.abort(new Error('stopped'));
+		expect(await probe).toBe('stopped');
+		await vi.advanceTimersByTimeAsync(0);
+		expect(account.state.pause).toBeUndefined();
+		// The next run asks with one request, at once. Before: it waited for the hanging one's answer
+		// (its Timeout, 30 s in a real n8n), and so did every later execution of the credential.
+		const next = await account.acquire(lane());
+		expect(account.state.inFlight).toBe(2);
+		// One request, not Auto's round: the next waits for its answer.
+		let third = false;
+		const waiting = account.acquire(lane()).then((ticket) => ((third = true), ticket));
+		await vi.advanceTimersByTimeAsync(100);
+		expect(third).toBe(false);
+		next.finish({ type: 'answered' });
+		(await waiting).finish({ type: 'answered' });
+		hanging.finish({ type: 'failed' });
+		expect(account.state).toMatchObject({ inFlight: 0, queued: 0 });
+	});
+
 	it.each([
 		{ windowMs: 10_000, stopAtMs: 2_000, laterAtMs: 3_000 },
 		{ windowMs: 60_000, stopAtMs: 5_000, laterAtMs: 5_500 },

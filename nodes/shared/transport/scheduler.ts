@@ -1209,7 +1209,10 @@ export class Account {
 		// Auto's whole round (outside review: after an hourly limit stopped a run, the next sent all
 		// 25 at once, all refused). Auto's level comes back with that request's acceptance.
 		this.resumeConcurrency = Math.max(this.resumeConcurrency ?? 0, this.autoConcurrency);
-		this.autoConcurrency = AUTO_CONCURRENCY.initial;
+		// Requests still under way went before (another run's, one that hangs): they do not take that
+		// one request's place. Counted in it, one that hung held every later execution of the
+		// credential for its Timeout, 30 s (an outside review, in a real n8n).
+		this.autoConcurrency = AUTO_CONCURRENCY.initial + this.counts.inFlight;
 		this.opening = true;
 		this.round = newRound(this.round.id + 1);
 		this.endPause();
