@@ -190,6 +190,32 @@ describe('order, fairness and stops', () => {
 		await Promise.all(waiting);
 	});
 
+	it("Auto's one request first that gets no answer holds the others a second, then two, then four, and no more than three go past it before an answer", async () => {
+		const account = new Account();
+		const startedAt: number[] = [];
+		const tickets: Ticket[] = [];
+		const began = Date.now();
+		const waiting = Array.from({ length: 40 }, () =>
+			account.acquire(lane()).then((ticket) => {
+				startedAt.push(Date.now() - began);
+				tickets.push(ticket);
+			}),
+		);
+		await vi.advanceTimersByTimeAsync(0);
+		expect(startedAt).toEqual([0]);
+		// Before: none went until the first one's answer, its Timeout (30 s) when it hangs.
+		await vi.advanceTimersByTimeAsync(20_000);
+		expect(startedAt).toEqual([0, 1_000, 3_000, 7_000]);
+		// An answer (the last one's) opens Auto: the round of 32 goes, beside the three still under way.
+		tickets[3].finish({ type: 'answered' });
+		await vi.advanceTimersByTimeAsync(0);
+		expect(account.state.inFlight).toBe(AUTO_CONCURRENCY.opened);
+		await answerUntil(tickets, 4, 40);
+		for (const ticket of tickets.slice(0, 3)) ticket.finish({ type: 'failed' });
+		await Promise.all(waiting);
+		expect(account.state).toMatchObject({ inFlight: 0, queued: 0 });
+	});
+
 	it.each([
 		['one in 25 refused in 20 ms (a recipient with no account), the rest answered in 300 ms', (n: number) => (n % 25 === 24 ? 20 : 300)],
 		['answers anywhere from 50 to 850 ms, at random', randomLatencies(50, 850)],

@@ -23,9 +23,10 @@ import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
  *    account holds every request alike; what is a run's own (its limits, its Max Wait, its
  *    number of requests at once) holds no other run's.
  * 3. Concurrency: the number the user set, counted over the run, or with Share Limits over every
- *    request of the account. Otherwise Auto, an AIMD limit over the account: one request first,
- *    then rounds of 32, each starting once the last is answered or a second after its first
- *    answer, until a whole round of 32 comes back with no rate refusal and nothing abandoned;
+ *    request of the account. Otherwise Auto, an AIMD limit over the account: one request first
+ *    (unanswered, one more after a second, then after two and four more: HUNG_OPENING_MS), then
+ *    rounds of 32, each starting once the last is answered or a second after its first answer,
+ *    until a whole round of 32 comes back with no rate refusal and nothing abandoned;
  *    from then on +1 per answer while at least half the limit is in use and latency holds; x0.9
  *    for each request that fails; and when latency rises well above its floor (the lowest its
  *    short average fell to), by as much as it rose (x0.5 to x0.9), once per round trip (only the
@@ -302,7 +303,8 @@ const KEPT_MS = 3_600_000;
 
 /**
  * Auto's sizes (rule 3). One request first: a refused key, an empty balance or an unreadable
- * answer costs one call and puts at most one message in doubt. Then 32 (Netflix's
+ * answer costs one call and puts at most one message in doubt (one that hangs, at most four:
+ * HUNG_OPENING_MS). Then 32 (Netflix's
  * concurrency-limits start at 20), up to 200 (Netflix's cap): against a slow service rising
  * latency shrinks it long before that; against a fast one n8n's own CPU is the bottleneck, and
  * at 64 the node sat idle between answers.
@@ -381,6 +383,16 @@ const UNDER_WAY_REFUSALS_MS = 1_000;
 
 /** Auto's opening rounds wait this long past a round's first answer for the rest of it. */
 const ROUND_STRAGGLERS_MS = 1_000;
+
+/**
+ * Auto's one request first (rule 3) that gets no answer: one more goes after this long (or four
+ * of the fastest round trips, when longer), then after twice as long, at most HUNG_OPENING_MAX
+ * more. Held until its Timeout, one request that hung held every execution of the credential for
+ * 30 s (an outside review: a burst of 20 webhook executions behind the first one's send); one
+ * more at once each time would put a message in doubt per second against a service that is down.
+ */
+const HUNG_OPENING_MS = 1_000;
+const HUNG_OPENING_MAX = 3;
 
 /** One of Auto's opening rounds: how many it may start, and what came back. */
 interface Round {
@@ -526,6 +538,10 @@ export class Account {
 	 */
 	private opening = true;
 	private round: Round = newRound(0);
+	/** Requests started past Auto's one request while none answered (hungOpeningFreedAt); back to 0 at the next answer. */
+	private hungOpeningStarts = 0;
+	/** When the account's latest request started. */
+	private lastStartAt = -Infinity;
 	/**
 	 * Latency (ms) for Auto: a short average of the round trips, and the lowest it fell to. Not the
 	 * fastest single answer: answers vary (a recipient refused in 20 ms beside sends answered in
@@ -788,7 +804,9 @@ export class Account {
 		if (limits.maxConcurrent !== undefined) {
 			if (own.inFlight >= limits.maxConcurrent) return undefined;
 		} else if (this.counts.inFlight >= this.autoConcurrency) {
-			return undefined;
+			const unanswered = this.hungOpeningFreedAt();
+			if (unanswered === undefined) return undefined;
+			at = Math.max(at, unanswered);
 		} else if (this.opening && this.roundIsOut()) {
 			if (this.round.firstAnswerAt === undefined) return undefined;
 			at = Math.max(at, this.round.firstAnswerAt + ROUND_STRAGGLERS_MS);
@@ -865,6 +883,8 @@ export class Account {
 		const due = this.dueTime(own, lane.limits);
 		own.lastStart = probe || own.lastStart < this.pausedUntil ? now : Math.min(now, Math.max(due, lane.since, now - CATCH_UP_MS));
 		if (lane.limits.maxConcurrent === undefined) this.watchLoop();
+		if (lane.limits.maxConcurrent === undefined && this.counts.inFlight >= this.autoConcurrency) this.hungOpeningStarts++;
+		this.lastStartAt = now;
 		lane.own.inFlight++;
 		this.counts.inFlight++;
 		// Rounds are Auto's: a run with a number of its own neither joins them nor waits for them.
@@ -940,11 +960,18 @@ export class Account {
 		return this.round.started > 0 && this.round.started >= this.round.size;
 	}
 
+	/** While Auto asks with one request and none has answered, when one more may go (HUNG_OPENING_MS); undefined: not before an answer. */
+	private hungOpeningFreedAt(): number | undefined {
+		if (!this.opening || this.autoConcurrency >= AUTO_CONCURRENCY.opened || this.hungOpeningStarts >= HUNG_OPENING_MAX) return undefined;
+		return this.lastStartAt + Math.max(HUNG_OPENING_MS, this.roundTrips(4)) * 2 ** this.hungOpeningStarts;
+	}
+
 	/** What an answer teaches: latency and concurrency, and the account's rate limit. */
 	private learn(outcome: Outcome, startedAt: number, seq: number, end: number, probeOf: Pause | undefined): void {
 		if (probeOf) probeOf.probing--;
 		// A Stop that gave up 32 requests under way cut Auto by 0.9 for each, to a few for every later run.
 		if (outcome.type === 'abandoned') return;
+		this.hungOpeningStarts = 0;
 		// A probe of this pause (one that started in an earlier pause speaks for that one).
 		const probe = probeOf !== undefined && probeOf === this.pause;
 		if (outcome.type === 'refused' || outcome.type === 'answered') {
