@@ -1,4 +1,4 @@
-/* eslint-disable no-console -- not shipped: test code; prints the refusals it counted (README: Lint) */
+/* eslint-disable no-console, @n8n/community-nodes/no-restricted-globals -- not shipped: test code; prints the refusals it counted, and polls the emulator with a timer (README: Lint) */
 /**
  * Limits nobody set, through the real server (n8n 2.x and 1.x alike): the account allows 10
  * sends per 5 s (a sliding window the node is not told of; a minute in real life, shrunk so the
@@ -110,6 +110,42 @@ test('a burst of 20 webhook executions at once against 10 per 5 s: all delivered
 		// The first execution's request alone, then at most the 19 others together, then the probes.
 		expect(refusalsIn(sends)).toBeLessThanOrEqual(19 + 8);
 		console.log(`[e2e limits] burst: ${sends.length} send requests, ${refusalsIn(sends)} refused`);
+	} finally {
+		await e2e.rest.deactivateWorkflow(workflow.id).catch(() => undefined);
+	}
+}, 120_000);
+
+test("a burst of 20 webhook executions behind a first send that hangs: delivered within seconds, not after its Timeout (30 s)", async () => {
+	await e2e.emulator.setFaults({ script: ['hang-forever'], latencyMs: 20 });
+	const credential = await ownCredential('hang burst');
+	const path = `e2e-hang-burst-${randomUUID()}`;
+	const send = {
+		...packageNode(ctx, { name: 'Send', parameters: { resource: 'message', operation: 'send', phone: '={{ $json.body.phone }}', text: '={{ $json.body.text }}' } }),
+		credentials: { messagingBearerApi: credential },
+	};
+	const workflow = await e2e.rest.createWorkflow({
+		name: 'e2e hang burst: webhook -> message',
+		nodes: [webhookTrigger(path), send],
+		connections: { Webhook: { main: [[{ node: 'Send', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	});
+	await e2e.rest.activateWorkflow(workflow.id);
+	try {
+		// The credential's first send, Auto's one request first, hangs; then 20 executions arrive.
+		await postToWebhook(`${ctx.baseUrl}/webhook/${path}`, people(1, 'first')[0]);
+		const deadline = Date.now() + 20_000;
+		while (!(await e2e.emulator.requests()).some((request) => request.outcome === 'hang') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+		const started = Date.now();
+		await Promise.all(people(20, 'behind', 100).map(async (message) => await postToWebhook(`${ctx.baseUrl}/webhook/${path}`, message)));
+		while ((await e2e.emulator.state()).deliveries < 20 && Date.now() - started < 60_000) await new Promise((resolve) => setTimeout(resolve, 50));
+		const tookMs = Date.now() - started;
+		console.log(`[e2e limits] hang burst: 20 delivered ${tookMs} ms after the first send began to hang`);
+		const state = await e2e.emulator.state();
+		expect(state.deliveries).toBe(20);
+		expect(state.duplicates).toEqual([]);
+		// Before: none went until the hanging one's Timeout (30.1-30.4 s in an outside review); one
+		// more goes a second after it, and its answer opens Auto.
+		expect(tookMs).toBeLessThan(15_000);
 	} finally {
 		await e2e.rest.deactivateWorkflow(workflow.id).catch(() => undefined);
 	}

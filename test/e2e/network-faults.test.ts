@@ -104,6 +104,27 @@ test("n8n's Retry button of a failed execution: what the failed run delivered is
 	expect(state.deliveries).toBe(4);
 });
 
+test("a second Retry of the failed execution, after the first failed too: what that one delivered is not sent again", async () => {
+	// The run: items 0 and 1 delivered, 2 refused. Its first Retry: 2 delivered, 3 refused. n8n
+	// still offers Retry on the first execution (no retry of it succeeded).
+	await e2e.emulator.setFaults({ script: ['ok', 'ok', 'success-false', 'ok', 'success-false'] });
+	const send = packageNode(ctx, {
+		name: 'Send',
+		parameters: { resource: 'message', operation: 'send', phone: '={{ $json.phone }}', text: '={{ $json.text }}', options: { maxConcurrent: 1 } },
+	});
+	const items = Array.from({ length: 4 }, (_, index) => ({ phone: `+1415555${String(2100 + index)}`, text: `retried twice ${index}` }));
+	const { execution } = await runNode(e2e, send, { items });
+	expect(execution.status).toBe('error');
+	const firstRetry = await e2e.rest.waitForExecution(await e2e.rest.retryExecution(execution.id));
+	expect(firstRetry.status).toBe('error');
+	const secondRetry = await e2e.rest.waitForExecution(await e2e.rest.retryExecution(execution.id));
+	expect(secondRetry.status, JSON.stringify(secondRetry.data.resultData.error)).toBe('success');
+	// Before: item 2 went again (an outside review, n8n 2.41.1).
+	const state = await e2e.emulator.state();
+	expect(state.duplicates).toEqual([]);
+	expect(state.deliveries).toBe(4);
+});
+
 describe('stopping is prompt through the real server', () => {
 	const sendNode = (options: Record<string, unknown>) =>
 		packageNode(ctx, {
