@@ -316,14 +316,11 @@ const withoutNoneFailed = (said: string) => said.replace(NONE_FAILED, ' ');
 const NAMED_CONDITIONS: ReadonlySet<string> = new Set(['numberLimit', 'uniqueNumbers', 'rateLimit', 'subscription', 'fileType', 'notOnPlatform', 'authentication']);
 const namesFailure = (said: string) => FAILURE_WORDS.test(withoutNoneFailed(said));
 
-/** Says what `word` names (that the message went, that a record was deleted), and nothing against it. */
-const plainlySays = (word: RegExp, message: string) => {
-	const said = straight(message);
-	return word.test(said) && !AGAINST.test(said);
-};
+/** Says what `word` names (that the message went, that a record was deleted), and nothing against it; `said` is straightened. */
+const plainlySays = (word: RegExp, said: string) => word.test(said) && !AGAINST.test(said);
 
 /** Says the message went, and nothing against it. */
-const plainlySent = (message: string) => plainlySays(HAS_SENT_WORD, message);
+const plainlySent = (message: string) => plainlySays(HAS_SENT_WORD, straight(message));
 
 /** A confirmation in words: says what `word` names, nothing against it, and no failure nor anything left undone ("Plant not found", "Service unavailable"). */
 export const confirmsInWords = (word: RegExp, message: string) => {
@@ -419,7 +416,7 @@ export function alsoSaysSent(api: ServiceApi, body: unknown, status: number): bo
 		const raw = straight(String(body.message));
 		return THIS_MESSAGE_SENT.test(SERVICE_FAILURE_FORM.test(raw) ? beforeReason(raw) : raw);
 	}
-	return plainlySent(said) && !namesFailure(said) && !/\bonly\b/i.test(said);
+	return plainlySays(HAS_SENT_WORD, said) && !namesFailure(said) && !/\bonly\b/i.test(said);
 }
 
 /**
