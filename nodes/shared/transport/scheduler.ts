@@ -1236,10 +1236,10 @@ export class Account {
 		// Auto's whole round (outside review: after an hourly limit stopped a run, the next sent all
 		// 25 at once, all refused). Auto's level comes back with that request's acceptance.
 		this.resumeConcurrency = Math.max(this.resumeConcurrency ?? 0, this.autoConcurrency);
-		// Requests still under way went before (another run's, one that hangs): they do not take that
-		// one request's place. Counted in it, one that hung held every later execution of the
-		// credential for its Timeout, 30 s (an outside review, in a real n8n).
-		this.autoConcurrency = AUTO_CONCURRENCY.initial + this.counts.inFlight;
+		// A request still under way (another run's, one that hangs) holds that one request only a
+		// second (hungOpeningFreedAt). Counted out here instead, a run stopped with its round under
+		// way left Auto at the round, and the next run sent it all at once.
+		this.autoConcurrency = AUTO_CONCURRENCY.initial;
 		this.opening = true;
 		this.round = newRound(this.round.id + 1);
 		this.endPause();
