@@ -32,6 +32,24 @@ async function ownCredential(name: string): Promise<{ id: string; name: string }
 	return await e2e.rest.createCredential(`${name} ${randomUUID().slice(0, 8)}`, 'messagingBearerApi', { ...ctx.credentialData.messagingBearerApi });
 }
 
+/** An active workflow of its own, Webhook -> Send with a credential of its own: `path` takes {phone, text}. */
+async function activeWebhookSend(name: string) {
+	const credential = await ownCredential(name);
+	const path = `e2e-${name.replace(/ /g, '-')}-${randomUUID()}`;
+	const send = {
+		...packageNode(ctx, { name: 'Send', parameters: { resource: 'message', operation: 'send', phone: '={{ $json.body.phone }}', text: '={{ $json.body.text }}' } }),
+		credentials: { messagingBearerApi: credential },
+	};
+	const workflow = await e2e.rest.createWorkflow({
+		name: `e2e ${name}: webhook -> message`,
+		nodes: [webhookTrigger(path), send],
+		connections: { Webhook: { main: [[{ node: 'Send', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	});
+	await e2e.rest.activateWorkflow(workflow.id);
+	return { workflow, path };
+}
+
 const sendsIn = (requests: RequestRecord[]) => requests.filter((request) => request.api === 'send');
 const refusalsIn = (requests: RequestRecord[]) => requests.filter((request) => request.outcome === 'rate-limited').length;
 /** `count` recipients, numbered from `first`. */
@@ -82,19 +100,7 @@ describe.each([
 
 test('a burst of 20 webhook executions at once against 10 per 5 s: all delivered once, none failed', async () => {
 	await e2e.emulator.setFaults({ rateLimit: { limit: LIMIT, windowMs: WINDOW_MS, answer: 'reason' } });
-	const credential = await ownCredential('burst');
-	const path = `e2e-burst-${randomUUID()}`;
-	const send = {
-		...packageNode(ctx, { name: 'Send', parameters: { resource: 'message', operation: 'send', phone: '={{ $json.body.phone }}', text: '={{ $json.body.text }}' } }),
-		credentials: { messagingBearerApi: credential },
-	};
-	const workflow = await e2e.rest.createWorkflow({
-		name: 'e2e burst: webhook -> message',
-		nodes: [webhookTrigger(path), send],
-		connections: { Webhook: { main: [[{ node: 'Send', type: 'main', index: 0 }]] } },
-		settings: { executionOrder: 'v1' },
-	});
-	await e2e.rest.activateWorkflow(workflow.id);
+	const { workflow, path } = await activeWebhookSend('burst');
 	try {
 		const messages = people(20, 'burst');
 		await Promise.all(messages.map(async (message) => await postToWebhook(`${ctx.baseUrl}/webhook/${path}`, message)));
@@ -117,19 +123,7 @@ test('a burst of 20 webhook executions at once against 10 per 5 s: all delivered
 
 test("a burst of 20 webhook executions behind a first send that hangs: delivered within seconds, not after its Timeout (30 s)", async () => {
 	await e2e.emulator.setFaults({ script: ['hang-forever'], latencyMs: 20 });
-	const credential = await ownCredential('hang burst');
-	const path = `e2e-hang-burst-${randomUUID()}`;
-	const send = {
-		...packageNode(ctx, { name: 'Send', parameters: { resource: 'message', operation: 'send', phone: '={{ $json.body.phone }}', text: '={{ $json.body.text }}' } }),
-		credentials: { messagingBearerApi: credential },
-	};
-	const workflow = await e2e.rest.createWorkflow({
-		name: 'e2e hang burst: webhook -> message',
-		nodes: [webhookTrigger(path), send],
-		connections: { Webhook: { main: [[{ node: 'Send', type: 'main', index: 0 }]] } },
-		settings: { executionOrder: 'v1' },
-	});
-	await e2e.rest.activateWorkflow(workflow.id);
+	const { workflow, path } = await activeWebhookSend('hang burst');
 	try {
 		// The credential's first send, Auto's one request first, hangs; then 20 executions arrive.
 		await postToWebhook(`${ctx.baseUrl}/webhook/${path}`, people(1, 'first')[0]);
