@@ -73,9 +73,10 @@ import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
  *       idle time shows nothing), then every five windows' worth by twice the step before (at most
  *       25%) while none is refused (CREEP_AFTER_WINDOWS), and is learned again at the next refusal.
  *       A refused creep that the count before it explains (the learned window held that many) is
- *       probed once at a round length shorter than the learned window (another at each creep
- *       refused, above what probes already found shut: a window learned too long is still found),
- *       then when that count frees a place; the round lengths (c) go on only once that is refused.
+ *       probed once at a round length shorter than the learned window (half of it first, then
+ *       each one below it in turn, one per creep refused, and none every so often: a window learned
+ *       too long is still found), then when that count frees a place; the round lengths (c) go on
+ *       only once that is refused too.
  *    f. Two limits at once (a gateway's per-second limit in front of the plan's per-minute one):
  *       a limit learned over a longer window does not replace the one learned before while that
  *       one still holds (the service never took more than twice it within its window: a counter
@@ -464,8 +465,8 @@ interface LearnedLimit {
 	taughtBy: number[];
 	/** Its count when last learned from a pause, before any creep (rule 5f). */
 	asLearned: number;
-	/** The longest time after the oldest answer counted that a probe of the pauses it was learned from went and was refused (rule 5e). */
-	shutFor?: number;
+	/** Creeps of it refused (rule 5e), while its window stayed the same: which shorter length the next one probes. */
+	creepsRefused?: number;
 }
 
 /** The service is refusing for rate: probes until it accepts again. */
@@ -498,8 +499,6 @@ interface Pause {
 	 * round length shorter than the learned window it probes first, null when none is left.
 	 */
 	creep?: { shorterMs?: number | null };
-	/** The longest time after `oldest` that a probe of it went and was refused: the window is longer. */
-	shutFor?: number;
 	/** A request started with the refused one (in the same moment, before it) was accepted: the window had room for it. */
 	batchAccepted: boolean;
 	/** Requests started after the refused one, accepted (see strayPause). */
@@ -1099,7 +1098,6 @@ export class Account {
 		} else if (probe) {
 			noteRefusal(this.pause.refusals, now);
 			this.pause.refusedProbes++;
-			this.pause.shutFor = Math.max(this.pause.shutFor ?? 0, startedAt - this.pause.oldest);
 			// The time the service named was wrong once: from now on one probe at a time.
 			this.pause.batch = 1;
 		} else {
@@ -1209,10 +1207,11 @@ export class Account {
 	 * When the next probe of a pause a refused creep began goes (rule 5e), or undefined once those
 	 * probes were refused too (a plan lowered meanwhile: the round lengths find it). The window as
 	 * learned reopens as its count before the creep frees a place. Before that, one probe at a round
-	 * length shorter than the learned window, another one at each creep refused (in the order of
-	 * preference), so a window learned too long is still found: 1 per 2 s was learned as 1 per 5 s
-	 * by a first pause whose probes skipped 2 s. Probed at every shorter length, each creep refused
-	 * cost a refusal per length (17 for a minute; at 10 per second, 18 in every minute of sending).
+	 * length shorter than the learned window, another one at each creep refused, so a window learned
+	 * too long is still found: 1 per 2 s was learned as 1 per 5 s by a first pause whose probes
+	 * skipped 2 s, and a pause through an outage learned twice the window. Probed at every shorter
+	 * length, each creep refused cost a refusal per length (17 for a minute; at 10 per second, 18 in
+	 * every minute of sending).
 	 */
 	private creepProbe(pause: Pause, now: number): number | undefined {
 		const { creep, underLearned } = pause;
@@ -1221,8 +1220,16 @@ export class Account {
 		const free = this.blockingAnswer(this.accepted, 0, underLearned.base, underLearned.windowMs, now);
 		const reopensAt = typeof free === 'number' ? free + underLearned.windowMs : now;
 		if (creep.shorterMs === undefined) {
-			const shut = Math.max(learned.shutFor ?? 0, now - pause.oldest);
-			creep.shorterMs = PREFERRED_ROUND_WINDOWS_MS.find((length) => length > shut && length < underLearned.windowMs && pause.oldest + length < reopensAt) ?? null;
+			// Half the learned window first (a pause through an outage, or one whose refused requests the
+			// service counted, learned about twice the window), then each length below it in turn, and
+			// after the last none. None is left out for good: a length found shut may have been shut by
+			// the outage, and left out, 10 per 2 s stayed learned for 10 per second (outside review).
+			const below = ROUND_WINDOWS_MS.filter((length) => length > now - pause.oldest && length < underLearned.windowMs && pause.oldest + length < reopensAt).reverse();
+			const half = below.find((length) => length <= underLearned.windowMs / 2);
+			const shorter = half === undefined ? below : [half, ...below.filter((length) => length !== half)];
+			const turn = learned.creepsRefused ?? 0;
+			learned.creepsRefused = turn + 1;
+			creep.shorterMs = shorter[turn % (shorter.length + 1)] ?? null;
 		}
 		return pause.refusedProbes === 0 && creep.shorterMs ? pause.oldest + creep.shorterMs : reopensAt;
 	}
@@ -1373,9 +1380,9 @@ export class Account {
 		// between (10 per 2 s for 5 per second after a creep) would drop the first burst's refusals,
 		// the only ones the longer limit does not explain, and 100 a minute replaced 5 a second.
 		const kept = learnedBefore?.taughtBy ?? [];
-		// What the probes of the pauses before found shut still is, while the window is the same.
-		const shutFor = Math.max(pause.shutFor ?? 0, learnedBefore?.windowMs === learnedWindowMs ? (learnedBefore.shutFor ?? 0) : 0);
-		this.learned = { count, base: count, windowMs: learnedWindowMs, acceptedSince: 0, taughtBy: taughtFrom(kept, taughtBy), asLearned: count, shutFor };
+		// Which shorter length a refused creep probes goes on in turn while the window is the same.
+		const creepsRefused = learnedBefore?.windowMs === learnedWindowMs ? learnedBefore.creepsRefused : undefined;
+		this.learned = { count, base: count, windowMs: learnedWindowMs, acceptedSince: 0, taughtBy: taughtFrom(kept, taughtBy), asLearned: count, creepsRefused };
 		// The longer limit holds while the service never took more than it within its window, and
 		// the one learned now is shorter. More than its count, not twice it as for the shorter one
 		// (rule 5f): that lets a minute dropped or raised go at once. Twice kept later runs at 298-304 s
