@@ -72,11 +72,6 @@ import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
  *       once ten windows' worth were accepted at it without a refusal (a plan may be raised;
  *       idle time shows nothing), then every five windows' worth by twice the step before (at most
  *       25%) while none is refused (CREEP_AFTER_WINDOWS), and is learned again at the next refusal.
- *       A refused creep that the count before it explains (the learned window held that many) is
- *       probed once at a round length shorter than the learned window (half of it first, then
- *       each one below it in turn, one per creep refused, and none every so often: a window learned
- *       too long is still found), then when that count frees a place; the round lengths (c) go on
- *       only once that is refused too.
  *    f. Two limits at once (a gateway's per-second limit in front of the plan's per-minute one):
  *       a limit learned over a longer window does not replace the one learned before while that
  *       one still holds (the service never took more than twice it within its window: a counter
@@ -465,8 +460,6 @@ interface LearnedLimit {
 	taughtBy: number[];
 	/** Its count when last learned from a pause, before any creep (rule 5f). */
 	asLearned: number;
-	/** Creeps of it refused (rule 5e), while its window stayed the same: which shorter length the next one probes. */
-	creepsRefused?: number;
 }
 
 /** The service is refusing for rate: probes until it accepts again. */
@@ -494,11 +487,6 @@ interface Pause {
 	refusedAt: number;
 	/** Begun under a learned limit: its count before its latest creep, and its window (see reopened). */
 	underLearned?: { base: number; windowMs: number };
-	/**
-	 * Begun by a refused creep that the count before it explains (rule 5e); `shorterMs`: the one
-	 * round length shorter than the learned window it probes first, null when none is left.
-	 */
-	creep?: { shorterMs?: number | null };
 	/** A request started with the refused one (in the same moment, before it) was accepted: the window had room for it. */
 	batchAccepted: boolean;
 	/** Requests started after the refused one, accepted (see strayPause). */
@@ -1082,7 +1070,6 @@ export class Account {
 				refusedStart: seq,
 				refusedAt: startedAt,
 				underLearned: this.learned && { base: this.learned.base, windowMs: this.learned.windowMs },
-				creep: this.creepRefused(now) ? {} : undefined,
 				batchAccepted: this.latestAcceptedStart >= startedAt,
 				laterAccepted: 0,
 				othersRefused: 0,
@@ -1169,8 +1156,6 @@ export class Account {
 		// and holds it shut for a window more.
 		const countedFree = this.refusalsCount && this.learned ? this.blockingAnswer(this.counted, 0, this.learned.base, this.learned.windowMs, now) : undefined;
 		if (typeof countedFree === 'number') return Math.max(countedFree + this.learned!.windowMs, now + PROBE_MIN_GAP_MS);
-		const creep = this.creepProbe(pause, now);
-		if (creep !== undefined) return Math.max(creep, now + PROBE_MIN_GAP_MS);
 		const rounds = probeRounds(this.probeBudget(pause, now), pause.refusedProbes);
 		const elapsed = now - pause.oldest;
 		const learned = this.learned?.windowMs;
@@ -1192,46 +1177,6 @@ export class Account {
 			if (minute !== undefined) at = oneBurst && length >= MINUTE_MS ? underWayRefused + minute : Math.min(at, underWayRefused + minute);
 		}
 		return Math.max(Math.min(at, pause.besideFreeAt ?? Infinity), now + PROBE_MIN_GAP_MS);
-	}
-
-	/**
-	 * Rule 5e: the refusal answered at `now` is of a creep, and the count before it explains it (the
-	 * learned window held that many at the refusal): the window was full as learned.
-	 */
-	private creepRefused(now: number): boolean {
-		const { learned } = this;
-		return learned !== undefined && learned.count > learned.base && this.accepted.countWithin(now - learned.windowMs, now) >= learned.base;
-	}
-
-	/**
-	 * When the next probe of a pause a refused creep began goes (rule 5e), or undefined once those
-	 * probes were refused too (a plan lowered meanwhile: the round lengths find it). The window as
-	 * learned reopens as its count before the creep frees a place. Before that, one probe at a round
-	 * length shorter than the learned window, another one at each creep refused, so a window learned
-	 * too long is still found: 1 per 2 s was learned as 1 per 5 s by a first pause whose probes
-	 * skipped 2 s, and a pause through an outage learned twice the window. Probed at every shorter
-	 * length, each creep refused cost a refusal per length (17 for a minute; at 10 per second, 18 in
-	 * every minute of sending).
-	 */
-	private creepProbe(pause: Pause, now: number): number | undefined {
-		const { creep, underLearned } = pause;
-		const { learned } = this;
-		if (!creep || !underLearned || !learned || pause.refusedProbes > (creep.shorterMs ? 1 : 0)) return undefined;
-		const free = this.blockingAnswer(this.accepted, 0, underLearned.base, underLearned.windowMs, now);
-		const reopensAt = typeof free === 'number' ? free + underLearned.windowMs : now;
-		if (creep.shorterMs === undefined) {
-			// Half the learned window first (a pause through an outage, or one whose refused requests the
-			// service counted, learned about twice the window), then each length below it in turn, and
-			// after the last none. None is left out for good: a length found shut may have been shut by
-			// the outage, and left out, 10 per 2 s stayed learned for 10 per second (outside review).
-			const below = ROUND_WINDOWS_MS.filter((length) => length > now - pause.oldest && length < underLearned.windowMs && pause.oldest + length < reopensAt).reverse();
-			const half = below.find((length) => length <= underLearned.windowMs / 2);
-			const shorter = half === undefined ? below : [half, ...below.filter((length) => length !== half)];
-			const turn = learned.creepsRefused ?? 0;
-			learned.creepsRefused = turn + 1;
-			creep.shorterMs = shorter[turn % (shorter.length + 1)] ?? null;
-		}
-		return pause.refusedProbes === 0 && creep.shorterMs ? pause.oldest + creep.shorterMs : reopensAt;
 	}
 
 	/**
@@ -1380,9 +1325,7 @@ export class Account {
 		// between (10 per 2 s for 5 per second after a creep) would drop the first burst's refusals,
 		// the only ones the longer limit does not explain, and 100 a minute replaced 5 a second.
 		const kept = learnedBefore?.taughtBy ?? [];
-		// Which shorter length a refused creep probes goes on in turn while the window is the same.
-		const creepsRefused = learnedBefore?.windowMs === learnedWindowMs ? learnedBefore.creepsRefused : undefined;
-		this.learned = { count, base: count, windowMs: learnedWindowMs, acceptedSince: 0, taughtBy: taughtFrom(kept, taughtBy), asLearned: count, creepsRefused };
+		this.learned = { count, base: count, windowMs: learnedWindowMs, acceptedSince: 0, taughtBy: taughtFrom(kept, taughtBy), asLearned: count };
 		// The longer limit holds while the service never took more than it within its window, and
 		// the one learned now is shorter. More than its count, not twice it as for the shorter one
 		// (rule 5f): that lets a minute dropped or raised go at once. Twice kept later runs at 298-304 s
