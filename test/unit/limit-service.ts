@@ -2,13 +2,13 @@
 /** A service counting sliding (or clock-fixed) windows for the scheduler's simulated-time tests, with another client of the account and answers read late. */
 import { vi } from 'vitest';
 
-import { Account, Counts } from '../../nodes/shared/transport/scheduler';
+import { Account, Counts, monotonicNow } from '../../nodes/shared/transport/scheduler';
 import type { Outcome, RunLane, UserLimits } from '../../nodes/shared/transport/scheduler';
 
 export const NO_LIMITS: UserLimits = { maxConcurrent: undefined, maxPerSecond: 0, maxPerMinute: 0, maxWaitMs: 60_000 };
 
 export function lane(limits: Partial<UserLimits> = {}, { signal = new AbortController().signal } = {}): RunLane {
-	return { limits: { ...NO_LIMITS, ...limits }, shareLimits: true, signal, since: Date.now(), own: new Counts() };
+	return { limits: { ...NO_LIMITS, ...limits }, shareLimits: true, signal, since: monotonicNow(), own: new Counts() };
 }
 
 export interface Limit {

@@ -2,13 +2,13 @@
 /** a general simulated account service (sliding, clock, token bucket; several at once; plan changes; another client). */
 import { vi } from 'vitest';
 
-import { Account, Counts } from '../../nodes/shared/transport/scheduler';
+import { Account, Counts, monotonicNow } from '../../nodes/shared/transport/scheduler';
 import type { Outcome, RunLane, UserLimits } from '../../nodes/shared/transport/scheduler';
 
 export const NO_LIMITS: UserLimits = { maxConcurrent: undefined, maxPerSecond: 0, maxPerMinute: 0, maxWaitMs: 60_000 };
 
 export function mkLane(limits: Partial<UserLimits> = {}, signal = new AbortController().signal): RunLane {
-	return { limits: { ...NO_LIMITS, ...limits }, shareLimits: true, signal, since: Date.now(), own: new Counts() };
+	return { limits: { ...NO_LIMITS, ...limits }, shareLimits: true, signal, since: monotonicNow(), own: new Counts() };
 }
 
 export type Kind =
