@@ -106,3 +106,22 @@ describe('any limit of 4 or more over a minute or less, counting refused request
 		);
 	}, 120_000);
 });
+
+describe('two limits that count refused requests', () => {
+	// An outside review: 1 per second and 20 a minute, both counting refused requests. A pause begun
+	// while the minute's limit held its count probed once when that one would free a place (rule
+	// 5c); refused, that time stayed in the past and was taken again for every next probe, one each
+	// quarter second: the eighth run of 120 was refused 200 times and gave up 108 messages at Max Wait.
+	it('1 per second and 20 per minute, eight runs of 120: no message given up', async () => {
+		vi.setSystemTime(3_600_000);
+		const account = new Account();
+		const svc = sim([
+			{ kind: 'every', count: 1, windowMs: 1_000 },
+			{ kind: 'every', count: 20, windowMs: 60_000 },
+		]);
+		const runs = [];
+		for (let k = 0; k < 8; k++) runs.push(await run(account, svc, 120));
+		console.log(`every 1/s and 20/min: ${runs.map((one) => `${one.took} ms, ${one.refused} refused, ${one.gaveUp} given up`).join('; ')}`);
+		expect(runs.map((one) => [one.sent, one.gaveUp])).toEqual(Array(8).fill([120, 0]));
+	}, 60_000);
+});

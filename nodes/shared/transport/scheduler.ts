@@ -44,8 +44,9 @@ import type { Limit, LimitChoice, LimitEvidence } from './limitEstimate';
  *       minute, ...) has passed since the oldest answer still counted toward the service's
  *       window (it admits the next one once that answer leaves its window); sooner, when a limit
  *       learned beside (rule 5f) held its count as learned at the refusal, once that one frees a
- *       place. (A creep of 100 a minute refused in a real n8n: probed at 45 s and then 60 s from an
- *       answer of the second's window, the probe came 13 s after the clock minute had reset.)
+ *       place (one probe then; refused, the round lengths go on). (A creep of 100 a minute
+ *       refused in a real n8n: probed at 45 s and then 60 s from an answer of the second's window,
+ *       the probe came 13 s after the clock minute had reset.)
  *    d. An accepted probe ends the pause (probes of its batch refused after it go again under
  *       the limit it taught, their Retry-After holding, and begin no new pause) and teaches the
  *       limit. Its window is at least the time from the oldest answer the refusal counted (back
@@ -1176,7 +1177,10 @@ export class Account {
 			const oneBurst = underWayRefused - pause.oldest <= UNDER_WAY_REFUSALS_MS;
 			if (minute !== undefined) at = oneBurst && length >= MINUTE_MS ? underWayRefused + minute : Math.min(at, underWayRefused + minute);
 		}
-		return Math.max(Math.min(at, pause.besideFreeAt ?? Infinity), now + PROBE_MIN_GAP_MS);
+		// The limit beside frees a place once: a probe refused after that time was its probe, and the
+		// time stays in the past. Taken again, it sent a probe every PROBE_MIN_GAP_MS until Max Wait.
+		const besideFree = pause.besideFreeAt !== undefined && pause.besideFreeAt > now ? pause.besideFreeAt : Infinity;
+		return Math.max(Math.min(at, besideFree), now + PROBE_MIN_GAP_MS);
 	}
 
 	/**
