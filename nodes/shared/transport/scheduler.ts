@@ -883,8 +883,11 @@ export class Account {
 		// began or more than a window back; after a pause it begins afresh.
 		const due = this.dueTime(own, lane.limits);
 		own.lastStart = probe || own.lastStart < this.pausedUntil ? now : Math.min(now, Math.max(due, lane.since, now - CATCH_UP_MS));
-		if (lane.limits.maxConcurrent === undefined) this.watchLoop();
-		if (lane.limits.maxConcurrent === undefined && this.counts.inFlight >= this.autoConcurrency) this.hungOpeningStarts++;
+		if (lane.limits.maxConcurrent === undefined) {
+			this.watchLoop();
+			// Started past Auto's level: only hungOpeningFreedAt lets that happen.
+			if (this.counts.inFlight >= this.autoConcurrency) this.hungOpeningStarts++;
+		}
 		this.lastStartAt = now;
 		lane.own.inFlight++;
 		this.counts.inFlight++;
