@@ -56,12 +56,18 @@ async function answerUntil(tickets: Ticket[], from: number, total: number): Prom
 	}
 }
 
-/** An Auto account with `n` requests of one run waiting and its first request answered: the opening round is out. */
-async function withOpeningRoundOut(n: number) {
+/**
+ * An Auto account with `n` requests of one run waiting and its first request answered: the opening
+ * round is out. With `signal`, a run the test stops: its waiting requests then end unsent.
+ */
+async function withOpeningRoundOut(n: number, signal?: AbortSignal) {
 	const account = new Account();
-	const run = lane();
+	const run = lane({}, { signal });
 	const tickets: Ticket[] = [];
-	const waiting = Array.from({ length: n }, () => account.acquire(run).then((ticket) => tickets.push(ticket)));
+	const waiting = Array.from({ length: n }, () => {
+		const taken = account.acquire(run).then((ticket) => tickets.push(ticket));
+		return signal ? taken.catch(() => undefined) : taken;
+	});
 	await vi.advanceTimersByTimeAsync(0);
 	tickets[0].finish({ type: 'answered' });
 	await vi.advanceTimersByTimeAsync(0);
@@ -381,14 +387,8 @@ describe('order, fairness and stops', () => {
 	});
 
 	it('requests abandoned at a Stop teach nothing: Auto keeps its concurrency, and a round of them does not end the opening', async () => {
-		const account = new Account();
 		const stop = new AbortController();
-		const run = lane({}, { signal: stop.signal });
-		const tickets: Ticket[] = [];
-		const waiting = Array.from({ length: 40 }, () => account.acquire(run).then((ticket) => tickets.push(ticket), () => undefined));
-		await vi.advanceTimersByTimeAsync(0);
-		tickets[0].finish({ type: 'answered' });
-		await vi.advanceTimersByTimeAsync(0);
+		const { account, tickets, waiting } = await withOpeningRoundOut(40, stop.signal);
 		expect(account.state.inFlight).toBe(32);
 		const before = account.state.autoConcurrency;
 		stop.abort(new Error('stopped'));
@@ -1105,14 +1105,8 @@ describe('an account limit found from refusals', () => {
 	});
 
 	it('a run stopped in a pause with its round still under way: the next run asks with one request, not the round', async () => {
-		const account = new Account();
 		const stop = new AbortController();
-		const stopping = lane({}, { signal: stop.signal });
-		const tickets: Ticket[] = [];
-		const waiting = Array.from({ length: 60 }, () => account.acquire(stopping).then((ticket) => tickets.push(ticket), () => undefined));
-		await vi.advanceTimersByTimeAsync(0);
-		tickets[0].finish({ type: 'answered' });
-		await vi.advanceTimersByTimeAsync(0);
+		const { account, tickets, waiting } = await withOpeningRoundOut(60, stop.signal);
 		// The round of 32 is out; one is refused, and the run stops with the other 31 under way.
 		tickets[1].finish({ type: 'refused' });
 		stop.abort(new Error('stopped'));
